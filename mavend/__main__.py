@@ -1,0 +1,3 @@
+from mavend.cli import main
+
+raise SystemExit(main())

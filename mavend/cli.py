@@ -1,0 +1,182 @@
+"""The `mavend` command line: one entry point, a subcommand per job.
+
+Exit codes: 0 ok; 1 runtime failure; 2 usage; 3 config; 4 model missing or
+bad; 5 device or service missing; 6 not yet built (see mavend/errors.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+
+from mavend import __version__
+from mavend.config import Settings, load_settings
+from mavend.errors import MavendError, NotYetError, UsageError
+from mavend.logs import setup_logging
+
+log = logging.getLogger("mavend")
+
+EPILOG = """exit codes:
+  0  ok                      4  a model is missing or fails verification
+  1  runtime failure         5  a device or service is missing (microphone, session bus)
+  2  usage error             6  not yet built in this release
+  3  configuration error
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mavend",
+        description="mavend: a local, private voice assistant. Nothing leaves this box.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mavend {__version__}")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="config file (default: $XDG_CONFIG_HOME/mavend/config.toml)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = _command(commands, "run", "run the assistant: microphone to reply (the daemon)")
+    run.add_argument(
+        "--no-audio",
+        action="store_true",
+        help="everything but the audio front end (headless boxes, tests)",
+    )
+    run.set_defaults(func=cmd_run)
+
+    say = _command(commands, "say", "text in, through the router and the handlers, reply out")
+    say.add_argument("text", nargs="+", help="what you would have said")
+    say.add_argument("--json", action="store_true", help="print the decision and the reply as JSON")
+    say.set_defaults(func=cmd_say)
+
+    route = _command(commands, "route", "show the routing decision for TEXT; no side effects")
+    route.add_argument("text", nargs="+", help="the utterance to route")
+    route.add_argument("--json", action="store_true", help="one JSON object on one line")
+    route.add_argument(
+        "--now",
+        metavar="ISO",
+        help="route as if it were this time (ISO 8601; local zone if none given)",
+    )
+    route.add_argument(
+        "--no-llm", action="store_true", help="skip the LLM stage (grammar and classifier only)"
+    )
+    route.set_defaults(func=cmd_route)
+
+    doctor = _command(commands, "doctor", "check models, audio, D-Bus, storage and the LLM")
+    doctor.add_argument("--json", action="store_true", help="one JSON object per check")
+    doctor.set_defaults(func=cmd_doctor)
+
+    from mavend.models.cli import register as register_models
+
+    register_models(commands)
+
+    evaluate = _command(commands, "eval", "measure the router or the time resolver on a dataset")
+    eval_commands = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
+    from mavend.router.eval_time import register as register_eval_time
+    from mavend.router.evaluate import register as register_eval_router
+
+    register_eval_router(eval_commands)
+    register_eval_time(eval_commands)
+    return parser
+
+
+def _command(commands: argparse._SubParsersAction, name: str, help_text: str):
+    return commands.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(verbose=args.verbose)
+    try:
+        return int(args.func(args) or 0)
+    except MavendError as exc:
+        print(f"mavend: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    settings = load_settings(args.config)
+    if not args.verbose:
+        setup_logging(settings.logging.level)
+    return settings
+
+
+# commands ------------------------------------------------------------------
+def cmd_route(args: argparse.Namespace) -> int:
+    from mavend.clock import fixed_clock, system_clock, user_timezone
+    from mavend.router import build_router
+
+    settings = settings_from(args)
+    tz = user_timezone(settings.reminders.timezone)
+    clock = fixed_clock(_parse_now(args.now), tz) if args.now else system_clock(tz)
+    router = build_router(settings, clock=clock, use_llm=False if args.no_llm else None)
+    decision = router.route(" ".join(args.text))
+    if args.json:
+        print(decision.to_json_line())
+    else:
+        print(describe_decision(decision.to_json()))
+    return 0
+
+
+def _parse_now(value: str) -> datetime:
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise UsageError(f"--now: not an ISO 8601 time: {value!r}") from exc
+
+
+def describe_decision(d: dict) -> str:
+    slots = {k: v for k, v in d["slots"].items() if v not in (None, "", {}, False)}
+    lines = [
+        f"intent:     {d['intent']}  (stage {d['stage']}, {d['decided_by']}, "
+        f"confidence {d['confidence']:.2f})",
+        f"slots:      {json.dumps(slots, ensure_ascii=False)}",
+    ]
+    if d["clarify"]:
+        lines.append(f"clarify:    {d['clarify']['question']}")
+    if d["source"]:
+        lines.append(f"source:     {d['source']}{' (anchored)' if d['source_anchored'] else ''}")
+    return "\n".join(lines)
+
+
+def cmd_say(args: argparse.Namespace) -> int:
+    raise NotYetError(
+        "`mavend say` needs the handlers (acts, reminders, facts, notes), which are not built "
+        "yet; `mavend route TEXT` shows what it would do"
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    raise NotYetError(
+        "the daemon is not built yet; `mavend doctor` checks what is ready and "
+        "`mavend route TEXT` routes an utterance"
+    )
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from mavend.doctor import run_checks
+
+    settings = settings_from(args)
+    checks = run_checks(settings)
+    for check in checks:
+        print(json.dumps(check.to_json()) if args.json else check.line())
+    return 0 if all(c.ok for c in checks) else 1

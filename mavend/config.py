@@ -1,0 +1,400 @@
+"""Typed, validated settings loaded from TOML.
+
+The file lives in the XDG config dir (`mavend --config PATH` overrides). It is
+parsed with tomllib and validated by pydantic into frozen dataclasses: an
+unknown key, a wrong type or a bad value is a `ConfigError` that names the key
+and the line it is on. A missing file means the defaults.
+
+Every key is documented, with its default, in `config.example.toml`; a test
+checks that the example and these defaults agree.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import string
+import tomllib
+from dataclasses import field
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic.dataclasses import dataclass
+
+from mavend import paths
+from mavend.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+# Settings are frozen, reject unknown keys, and never coerce "5" into 5.
+_STRICT = ConfigDict(extra="forbid", strict=True)
+
+
+def _settings(cls):
+    return dataclass(frozen=True, config=_STRICT)(cls)
+
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+Positive = Annotated[float, Field(gt=0)]
+NonNegative = Annotated[float, Field(ge=0)]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+
+
+@_settings
+class AudioSettings:
+    device: str = ""  # "" = the default input device; else a name substring or an index
+    sample_rate: int = Field(default=16000, ge=8000, le=48000)
+    block_ms: int = Field(default=80, ge=10, le=500)
+
+
+@_settings
+class WakeWordSettings:
+    model: str = "hey_jarvis"  # a bundled model name, or a path to a custom .onnx
+    threshold: Probability = 0.5
+    refractory_s: NonNegative = 2.0
+    vad_threshold: Probability = 0.0  # 0 = no VAD gating of the wake word
+    preroll_s: NonNegative = 1.5
+
+
+@_settings
+class EndpointSettings:
+    vad_threshold: Probability = 0.5
+    silence_ms: int = Field(default=700, ge=100, le=5000)
+    max_utterance_s: Positive = 12.0
+    no_speech_timeout_s: Positive = 5.0
+    grammar_early_stop: bool = True
+    grammar_silence_ms: int = Field(default=300, ge=100, le=5000)
+
+
+@_settings
+class SttSettings:
+    model: str = "whisper-tiny.en"
+    language: str = "en"
+    beam_size: int = Field(default=1, ge=1, le=10)
+    threads: int = Field(default=2, ge=1, le=64)
+    compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
+    vad_filter: bool = True
+    grammar_hotwords: bool = True
+
+
+@_settings
+class RouterSettings:
+    wake_words: tuple[str, ...] = ("hey jarvis", "jarvis")
+    llm_enabled: bool = True
+    llm_model: str = "qwen2.5-0.5b-instruct-q4_k_m"  # a model name, or a path to a .gguf
+    llm_threads: int = Field(default=2, ge=1, le=64)
+    llm_context: int = Field(default=2048, ge=512, le=32768)
+    llm_timeout_s: Positive = 3.0
+    llm_max_tokens: int = Field(default=96, ge=16, le=1024)
+    classifier_model: str = "use-multilingual-int8"
+    clarify_threshold: Probability = 0.5
+    # When the classifier alone is at least this sure, the LLM is not consulted.
+    classifier_confident: Probability = 0.9
+
+
+SlotKind = Literal["enum", "int", "pattern"]
+
+
+@_settings
+class ActSlot:
+    type: SlotKind = "enum"
+    values: tuple[str, ...] = ()  # type = "enum"
+    pattern: str = ""  # type = "pattern": a full-match regular expression
+    min: int | None = None  # type = "int"
+    max: int | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> ActSlot:
+        if self.type == "enum" and not self.values:
+            raise ValueError("an enum slot needs `values`")
+        if self.type == "pattern":
+            if not self.pattern:
+                raise ValueError("a pattern slot needs `pattern`")
+            try:
+                re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"`pattern` is not a regular expression: {exc}") from exc
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("`min` is greater than `max`")
+        return self
+
+
+@_settings
+class ActSpec:
+    """One allowlisted act: an argv template run without a shell."""
+
+    name: Name
+    argv: tuple[str, ...]
+    description: str = ""
+    destructive: bool = False  # needs a spoken "yes" before it runs
+    timeout_s: Positive = 10.0
+    slots: dict[Name, ActSlot] = field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> ActSpec:
+        if not self.argv or not self.argv[0].strip():
+            raise ValueError("`argv` needs at least the program to run")
+        used = {
+            name
+            for part in self.argv
+            for _, name, _, _ in string.Formatter().parse(part)
+            if name is not None
+        }
+        if missing := sorted(used - set(self.slots)):
+            raise ValueError(f"argv uses slot(s) {missing} that `slots` does not define")
+        if "{" in self.argv[0]:
+            raise ValueError("the program (argv[0]) cannot be a slot")
+        return self
+
+
+def _default_acts() -> tuple[ActSpec, ...]:
+    # Harmless by default: media keys, volume, screen lock; restarting a user
+    # service is limited to a short list and needs a spoken confirmation.
+    return (
+        ActSpec(
+            name="media_play_pause",
+            argv=("playerctl", "play-pause"),
+            description="play or pause the media player",
+        ),
+        ActSpec(
+            name="media_next", argv=("playerctl", "next"), description="skip to the next track"
+        ),
+        ActSpec(
+            name="media_previous",
+            argv=("playerctl", "previous"),
+            description="go back to the previous track",
+        ),
+        ActSpec(
+            name="volume_up",
+            argv=("pactl", "set-sink-volume", "@DEFAULT_SINK@", "+10%"),
+            description="turn the volume up",
+        ),
+        ActSpec(
+            name="volume_down",
+            argv=("pactl", "set-sink-volume", "@DEFAULT_SINK@", "-10%"),
+            description="turn the volume down",
+        ),
+        ActSpec(
+            name="volume_set",
+            argv=("pactl", "set-sink-volume", "@DEFAULT_SINK@", "{level}%"),
+            description="set the volume to a level in percent",
+            slots={"level": ActSlot(type="int", min=0, max=100)},
+        ),
+        ActSpec(
+            name="mute",
+            argv=("pactl", "set-sink-mute", "@DEFAULT_SINK@", "toggle"),
+            description="mute or unmute the sound",
+        ),
+        ActSpec(
+            name="lock_screen", argv=("loginctl", "lock-session"), description="lock the screen"
+        ),
+        ActSpec(
+            name="restart_service",
+            argv=("systemctl", "--user", "restart", "{service}"),
+            description="restart a user service",
+            destructive=True,
+            slots={
+                "service": ActSlot(type="enum", values=("pipewire", "wireplumber", "syncthing"))
+            },
+        ),
+    )
+
+
+@_settings
+class ActsSettings:
+    confirm_timeout_s: Positive = 15.0
+    allow: tuple[ActSpec, ...] = field(default_factory=_default_acts)
+
+    @model_validator(mode="after")
+    def _unique(self) -> ActsSettings:
+        names = [a.name for a in self.allow]
+        if dupes := sorted({n for n in names if names.count(n) > 1}):
+            raise ValueError(f"act names must be unique; repeated: {dupes}")
+        return self
+
+    def get(self, name: str) -> ActSpec | None:
+        return next((a for a in self.allow if a.name == name), None)
+
+
+@_settings
+class ReminderSettings:
+    timezone: str = ""  # "" = the system's local zone; else an IANA name like "Europe/Berlin"
+    default_hour: int = Field(default=9, ge=0, le=23)  # for "tomorrow" with no time of day
+    snooze_minutes: int = Field(default=10, ge=1, le=1440)
+    # Reminders missed while the daemon was down still fire at start-up, marked
+    # late, if they are at most this old (seconds).
+    misfire_grace_s: int = Field(default=7 * 24 * 3600, ge=1)
+
+
+@_settings
+class NotificationSettings:
+    enabled: bool = True
+    app_name: str = "mavend"
+    urgency: Literal["low", "normal", "critical"] = "normal"
+    timeout_ms: int = Field(default=-1, ge=-1)  # -1 = the server's default
+    max_body_chars: int = Field(default=1000, ge=20, le=100000)
+    retry_s: Positive = 30.0
+
+
+@_settings
+class MemorySettings:
+    enabled: bool = True
+    scope: Name = "owner"  # whose habits this daemon learns and reads
+    recall_max_items: int = Field(default=5, ge=0, le=50)
+    recall_item_chars: int = Field(default=180, ge=20, le=2000)
+    recall_max_chars: int = Field(default=600, ge=20, le=10000)
+    habit_confidence: Probability = 0.7
+
+
+@_settings
+class StorageSettings:
+    data_dir: str = ""  # "" = the XDG data dir (MAVEND_DATA_DIR overrides)
+    database: str = "mavend.sqlite3"  # relative to data_dir
+
+    def data_path(self) -> Path:
+        return Path(self.data_dir).expanduser() if self.data_dir else paths.data_dir()
+
+    def database_path(self) -> Path:
+        db = Path(self.database).expanduser()
+        return db if db.is_absolute() else self.data_path() / db
+
+
+@_settings
+class ModelSettings:
+    dir: str = ""  # "" = MAVEND_MODELS_DIR, else the XDG cache dir
+    profile: str = "default"
+
+    def models_path(self) -> Path:
+        return Path(self.dir).expanduser() if self.dir else paths.models_dir()
+
+
+@_settings
+class LoggingSettings:
+    level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+@_settings
+class Settings:
+    audio: AudioSettings = field(default_factory=AudioSettings)
+    wakeword: WakeWordSettings = field(default_factory=WakeWordSettings)
+    endpoint: EndpointSettings = field(default_factory=EndpointSettings)
+    stt: SttSettings = field(default_factory=SttSettings)
+    router: RouterSettings = field(default_factory=RouterSettings)
+    acts: ActsSettings = field(default_factory=ActsSettings)
+    reminders: ReminderSettings = field(default_factory=ReminderSettings)
+    notifications: NotificationSettings = field(default_factory=NotificationSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    storage: StorageSettings = field(default_factory=StorageSettings)
+    models: ModelSettings = field(default_factory=ModelSettings)
+    logging: LoggingSettings = field(default_factory=LoggingSettings)
+
+
+_ADAPTER = TypeAdapter(Settings)
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Load settings from `path`, or from the XDG config file when None.
+
+    An explicit path that does not exist is an error (the user named it); a
+    missing default file means the defaults.
+    """
+    explicit = path is not None
+    path = path if explicit else paths.default_config_path()
+    if not path.exists():
+        if explicit:
+            raise ConfigError(f"config file not found: {path}")
+        log.debug("no config file at %s: using the defaults", path)
+        return Settings()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    return parse_settings(text, origin=str(path))
+
+
+def parse_settings(text: str, origin: str = "<config>") -> Settings:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{origin}: malformed TOML: {exc}") from exc
+    try:
+        # Through JSON so strict mode accepts TOML arrays for tuples, but never
+        # turns a string into a number or a number into a string.
+        return _ADAPTER.validate_json(json.dumps(raw, default=str), strict=True)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, text, origin)) from exc
+
+
+def _describe(exc: ValidationError, text: str, origin: str) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        key = _dotted(loc)
+        line = _locate(text, loc)
+        where = f"{origin}:{line}" if line else origin
+        message = error["msg"]
+        if error["type"] in ("unexpected_keyword_argument", "extra_forbidden"):
+            message = "unknown key"
+        elif error["type"] == "value_error":
+            message = message.removeprefix("Value error, ")
+        lines.append(f"{where}: `{key}`: {message}")
+    return "invalid config:\n  " + "\n  ".join(lines)
+
+
+def _dotted(loc: tuple[object, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "<root>"
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(
+    r"""^\s*((?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"|'[^']*'))*)\s*="""
+)
+
+
+def _split_key(dotted: str) -> tuple[str, ...]:
+    return tuple(
+        p.strip().strip("\"'")
+        for p in re.split(r"\.(?=(?:[^\"']*[\"'][^\"']*[\"'])*[^\"']*$)", dotted)
+    )
+
+
+def _locate(text: str, loc: tuple[object, ...]) -> int | None:
+    """The 1-based line that defines `loc` (or its nearest parent), if any.
+
+    tomllib keeps no positions, so walk the source: track the current table
+    header (counting array-of-tables entries) and record every key's full path.
+    """
+    positions: dict[tuple[object, ...], int] = {}
+    table: tuple[object, ...] = ()
+    counts: dict[tuple[str, ...], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if header := _HEADER.match(line):
+            names = _split_key(header.group(2))
+            if header.group(1) == "[[":
+                counts[names] = counts.get(names, -1) + 1
+            table = _resolve_arrays(names, counts)
+            positions.setdefault(table, number)
+        elif key := _KEY.match(line):
+            positions.setdefault(table + _split_key(key.group(1)), number)
+    for end in range(len(loc), 0, -1):
+        if loc[:end] in positions:
+            return positions[loc[:end]]
+    return None
+
+
+def _resolve_arrays(
+    names: tuple[str, ...], counts: dict[tuple[str, ...], int]
+) -> tuple[object, ...]:
+    """Insert the current index after every array-of-tables prefix of `names`."""
+    out: list[object] = []
+    for i, name in enumerate(names):
+        out.append(name)
+        prefix = names[: i + 1]
+        if prefix in counts:
+            out.append(counts[prefix])
+    return tuple(out)

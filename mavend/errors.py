@@ -1,0 +1,47 @@
+"""Errors a user can act on, each with the exit code the CLI returns for it.
+
+Exit codes (documented in the README and in `mavend --help`):
+  0  success
+  1  a runtime failure (a handler failed, an act exited non-zero)
+  2  usage error (bad flags or arguments)
+  3  configuration error (malformed TOML, unknown key, bad value)
+  4  a model is missing or fails verification
+  5  a required device or service is missing (microphone, session bus)
+  6  not yet built (a part of the pipeline a later release provides)
+"""
+
+from __future__ import annotations
+
+
+class MavendError(Exception):
+    """Base class: a message fit to show the user, and an exit code."""
+
+    exit_code = 1
+
+
+class UsageError(MavendError):
+    exit_code = 2
+
+
+class ConfigError(MavendError):
+    exit_code = 3
+
+
+class ModelError(MavendError):
+    exit_code = 4
+
+
+class ModelMissingError(ModelError):
+    """A model file is absent: the message names `mavend models pull`."""
+
+
+class ModelVerifyError(ModelError):
+    """A model file's sha256 does not match its pin."""
+
+
+class DeviceError(MavendError):
+    exit_code = 5
+
+
+class NotYetError(MavendError):
+    exit_code = 6

@@ -1,0 +1,7 @@
+"""``python -m mavend.models pull|list|verify``: the model commands without the full CLI."""
+
+import sys
+
+from mavend.models.cli import main
+
+sys.exit(main(["models", *sys.argv[1:]]))

@@ -1,0 +1,140 @@
+"""The router: one transcript in, one deterministic `Decision` out.
+
+    grammar (stage 0) -> classifier / LLM (stage 1) -> slots (stage 2) -> gate (stage 3)
+
+`build_router(settings)` wires the real components; `Router` takes any seams
+(tests pass a deterministic embedder and a scripted LLM).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from mavend.config import Settings
+from mavend.router.cascade import RoutePolicy, Router, RouteTrace
+from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
+from mavend.router.grammar import CommandGrammar
+from mavend.router.slots import SlotExtractor
+
+__all__ = [
+    "Clarify",
+    "CommandGrammar",
+    "Decision",
+    "Intent",
+    "RoutePolicy",
+    "RouteTrace",
+    "Router",
+    "Slots",
+    "Source",
+    "Stage",
+    "build_router",
+    "model_path",
+]
+
+log = logging.getLogger(__name__)
+
+
+def model_path(name_or_path: str, models_dir: Path) -> Path:
+    """A config value is a model name from the registry, or a path to a file."""
+    from mavend.models import require
+
+    candidate = Path(name_or_path).expanduser()
+    if candidate.suffix in (".gguf", ".onnx") or candidate.is_absolute():
+        if not candidate.exists():
+            from mavend.errors import ModelMissingError
+
+            raise ModelMissingError(f"model file not found: {candidate}")
+        return candidate
+    return require(name_or_path, models_dir)
+
+
+def build_router(
+    settings: Settings,
+    *,
+    clock: Callable[[], datetime],
+    use_llm: bool | None = None,
+    use_classifier: bool = True,
+    grammars_dir: Path | None = None,
+) -> Router:
+    """The real cascade: loads the grammar, the embedder and (optionally) the LLM."""
+    from mavend import paths
+
+    router_cfg = settings.router
+    grammar = CommandGrammar.from_dir(
+        grammars_dir or paths.grammars_dir(), settings.acts, router_cfg.wake_words
+    )
+    models_dir = settings.models.models_path()
+    # Model files are checked now (a missing one is a clear error at once);
+    # they are loaded on first use, so a grammar command routes instantly.
+    # The daemon calls `warm_up()` to load them before it says it is ready.
+    classifier = None
+    if use_classifier:
+        embedder_path = model_path(router_cfg.classifier_model, models_dir)
+        classifier = Lazy(lambda: _load_classifier(settings, embedder_path))
+    want_llm = router_cfg.llm_enabled if use_llm is None else use_llm
+    llm = None
+    if want_llm:
+        llm_path = model_path(router_cfg.llm_model, models_dir)
+        llm = Lazy(lambda: _load_llm(settings, llm_path))
+    policy = RoutePolicy(
+        clarify_threshold=router_cfg.clarify_threshold,
+        classifier_confident=router_cfg.classifier_confident,
+        use_llm=llm is not None,
+    )
+    return Router(
+        grammar,
+        SlotExtractor(settings.acts),
+        classifier=classifier,
+        llm=llm,
+        policy=policy,
+        clock=clock,
+    )
+
+
+class Lazy:
+    """Loads a model-backed component on first use, once, thread-safely."""
+
+    def __init__(self, load: Callable[[], object]):
+        self._load = load
+        self._value: object | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> object:
+        if self._value is None:
+            with self._lock:
+                if self._value is None:
+                    self._value = self._load()
+        return self._value
+
+    def warm_up(self) -> None:
+        target = self.get()
+        if hasattr(target, "warm_up"):
+            target.warm_up()
+
+    def route(self, utterance: str, *, context: str = ""):
+        return self.get().route(utterance, context=context)  # type: ignore[attr-defined]
+
+    def classify(self, text: str):
+        return self.get().classify(text)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str):
+        return getattr(self.get(), name)
+
+
+def _load_classifier(settings: Settings, path: Path):
+    from mavend.router.classifier import USER_EXAMPLES_FILENAME, CentroidClassifier, UseEmbedder
+
+    embedder = UseEmbedder(path)
+    # Corrections are appended to the user's file and survive restarts.
+    user_file = settings.storage.data_path() / USER_EXAMPLES_FILENAME
+    return CentroidClassifier.load(embedder, user_file=user_file)
+
+
+def _load_llm(settings: Settings, path: Path):
+    from mavend.router.llm import LlmRouter
+
+    return LlmRouter(path, settings.router, settings.acts)

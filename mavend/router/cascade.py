@@ -1,0 +1,300 @@
+"""The router cascade: grammar, then a route decider, then slots, then the gate.
+
+Pure given its seams: a command grammar, a classifier (over an embedder), an
+optional LLM and a clock. No audio, no daemon, no I/O of its own, so it is
+unit-testable in milliseconds with a deterministic embedder and a scripted LLM.
+
+The routing policy (which decider's answer counts) lives in `RoutePolicy.pick`
+and nowhere else.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
+from mavend.router.gate import clarify_question, is_fragment
+from mavend.router.grammar import CommandGrammar, GrammarMatch
+from mavend.router.slots import SlotExtractor, SlotHints
+
+log = logging.getLogger(__name__)
+
+# Beyond this many characters an utterance is not a spoken request; the
+# deciders see a bounded prefix (the gate still sees the whole thing).
+MAX_UTTERANCE_CHARS = 1000
+
+
+class LlmRouteLike(Protocol):
+    intent: Intent
+    confidence: float
+    fn: str
+    args: dict[str, str]
+    time_phrase: str
+    key: str
+    value: str
+    text: str
+
+
+class RouteLlm(Protocol):
+    """The LLM seam: raises an exception on any failure (the cascade falls through)."""
+
+    def route(self, utterance: str, *, context: str = "") -> LlmRouteLike: ...
+
+
+class ClassifierResultLike(Protocol):
+    intent: Intent
+    confidence: float
+    scores: dict[Intent, float]
+
+
+class IntentClassifier(Protocol):
+    def classify(self, text: str) -> ClassifierResultLike: ...
+
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class RoutePolicy:
+    """Which decider's answer counts, and when to ask instead.
+
+    Default (the seed's order): the LLM names the intent; when it fails, the
+    classifier does. The classifier runs first because it is cheap (~1 ms)
+    and when it is very sure the LLM is not consulted at all, which keeps the
+    common turns fast. When both answer and agree, the confidence is raised.
+    """
+
+    clarify_threshold: float = 0.5
+    classifier_confident: float = 0.9
+    use_llm: bool = True
+
+    def needs_llm(self, classifier: ClassifierResultLike | None) -> bool:
+        return self.use_llm and (
+            classifier is None or classifier.confidence < self.classifier_confident
+        )
+
+    def pick(
+        self, llm: LlmRouteLike | None, classifier: ClassifierResultLike | None
+    ) -> tuple[Intent, float, str] | None:
+        """(intent, confidence, decided_by), or None when nobody could decide."""
+        if llm is not None and classifier is not None and llm.intent == classifier.intent:
+            return llm.intent, max(llm.confidence, classifier.confidence), "llm+classifier"
+        if llm is not None:
+            return llm.intent, llm.confidence, "llm"
+        if classifier is not None:
+            return classifier.intent, classifier.confidence, "classifier"
+        return None
+
+
+@dataclass
+class RouteTrace:
+    """Per-stage timings of one turn, for the evaluation harness and logs."""
+
+    stage_ms: dict[str, float] = field(default_factory=dict)
+    llm_error: str = ""
+
+    def timed(self, stage: str, started: float) -> None:
+        self.stage_ms[stage] = (time.perf_counter() - started) * 1000.0
+
+
+class Router:
+    def __init__(
+        self,
+        grammar: CommandGrammar,
+        slots: SlotExtractor,
+        *,
+        classifier: IntentClassifier | None = None,
+        llm: RouteLlm | None = None,
+        policy: RoutePolicy | None = None,
+        clock: Clock,
+    ):
+        self.grammar = grammar
+        self.slots = slots
+        self.classifier = classifier
+        self.llm = llm
+        self.policy = policy or RoutePolicy()
+        self.clock = clock
+
+    def warm_up(self) -> None:
+        """Load the models now (the daemon does this before it reports ready)."""
+        for component in (self.classifier, self.llm):
+            warm = getattr(component, "warm_up", None)
+            if warm is not None:
+                warm()
+
+    def route(self, utterance: str, *, context: str = "") -> Decision:
+        return self.route_traced(utterance, context=context)[0]
+
+    def route_traced(self, utterance: str, *, context: str = "") -> tuple[Decision, RouteTrace]:
+        trace = RouteTrace()
+        now = self.clock()
+        started = time.perf_counter()
+        match = self.grammar.match(utterance)
+        trace.timed("grammar", started)
+        if match is not None:
+            return self._from_grammar(utterance, match, now), trace
+        text = self.grammar.strip_wake_word(utterance.strip())
+        if is_fragment(text):
+            return _clarify(utterance, Intent.CHAT, 0.0, (), "gate"), trace
+        decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)
+        return decision, trace
+
+    # stage 0 -------------------------------------------------------------
+    def _from_grammar(self, utterance: str, match: GrammarMatch, now: datetime) -> Decision:
+        hints = SlotHints(
+            fn=match.name if match.intent in (Intent.ACT, Intent.SYSTEM) else "",
+            args=match.slots,
+            time_phrase=match.slots.get("when", ""),
+            task=match.slots.get("task", ""),
+        )
+        result = self.slots.extract(match.intent, match.text, now, hints)
+        clarify = Clarify(result.question, (match.intent,)) if result.question else None
+        return Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=match.intent,
+            confidence=1.0,
+            slots=result.slots,
+            clarify=clarify,
+            source=Source.UNKNOWN,
+            source_anchored=True,
+            decided_by="grammar",
+        )
+
+    # stages 1-3 ----------------------------------------------------------
+    def _from_deciders(
+        self, utterance: str, text: str, now: datetime, context: str, trace: RouteTrace
+    ) -> Decision:
+        classified = self._classify(text, trace)
+        routed = self._ask_llm(text, context, trace) if self.policy.needs_llm(classified) else None
+        picked = self.policy.pick(routed, classified)
+        if picked is None:
+            return _clarify(utterance, Intent.CHAT, 0.0, (), "gate")
+        intent, confidence, decided_by = picked
+        candidates = _candidates(intent, classified)
+        if confidence < self.policy.clarify_threshold:
+            return _clarify(utterance, intent, confidence, candidates, decided_by)
+
+        started = time.perf_counter()
+        hints = (
+            _hints_from_llm(routed)
+            if routed is not None and routed.intent == intent
+            else SlotHints()
+        )
+        result = self.slots.extract(intent, text, now, hints)
+        trace.timed("slots", started)
+        decision = Decision(
+            utterance=utterance,
+            stage=Stage.SLOTS,
+            intent=intent,
+            confidence=confidence,
+            slots=result.slots,
+            source=source_for(intent, text),
+            decided_by=decided_by,
+        )
+        if result.question:
+            return _with_clarify(decision, Clarify(result.question, (intent,)))
+        return decision
+
+    def _classify(self, text: str, trace: RouteTrace) -> ClassifierResultLike | None:
+        if self.classifier is None:
+            return None
+        started = time.perf_counter()
+        try:
+            return self.classifier.classify(text)
+        except Exception:  # a broken embedder must not break the turn
+            log.exception("classifier failed; routing without it")
+            return None
+        finally:
+            trace.timed("classifier", started)
+
+    def _ask_llm(self, text: str, context: str, trace: RouteTrace) -> LlmRouteLike | None:
+        if self.llm is None:
+            return None
+        started = time.perf_counter()
+        try:
+            return self.llm.route(text, context=context)
+        except Exception as exc:  # any LLM failure falls through to the classifier
+            trace.llm_error = f"{type(exc).__name__}: {exc}"
+            log.warning("LLM route failed, falling back to the classifier: %s", trace.llm_error)
+            return None
+        finally:
+            trace.timed("llm", started)
+
+
+def _hints_from_llm(routed: LlmRouteLike) -> SlotHints:
+    return SlotHints(
+        fn=routed.fn,
+        args=dict(routed.args),
+        time_phrase=routed.time_phrase,
+        key=routed.key,
+        value=routed.value,
+        text=routed.text,
+    )
+
+
+def _candidates(intent: Intent, classified: ClassifierResultLike | None) -> tuple[Intent, ...]:
+    ranked = [intent]
+    if classified is not None:
+        ranked += [i for i, _ in sorted(classified.scores.items(), key=lambda kv: -kv[1])]
+    return tuple(dict.fromkeys(ranked))[:3]
+
+
+def _clarify(
+    utterance: str,
+    intent: Intent,
+    confidence: float,
+    candidates: tuple[Intent, ...],
+    decided_by: str,
+) -> Decision:
+    return Decision(
+        utterance=utterance,
+        stage=Stage.GATED,
+        intent=intent,
+        confidence=confidence,
+        slots=Slots(text=utterance.strip()),
+        clarify=Clarify(clarify_question(candidates), candidates),
+        decided_by=decided_by,
+    )
+
+
+def _with_clarify(decision: Decision, clarify: Clarify) -> Decision:
+    from dataclasses import replace
+
+    return replace(decision, stage=Stage.GATED, clarify=clarify)
+
+
+_FACT_QUESTION = ("when did i", "how much", "how many", "how long", "how often", "did i")
+_NOTE_QUESTION = (
+    "where is my",
+    "where are my",
+    "where did i",
+    "what did i say",
+    "what is my",
+    "what's my",
+    "whats my",
+    "do you remember",
+)
+_REMINDER_QUESTION = ("reminder", "reminders", "timer", "alarm")
+_CLOCK_QUESTION = ("what time", "what day", "what's the date", "whats the date", "what date")
+
+
+def source_for(intent: Intent, text: str) -> Source:
+    """Where a query's answer most likely lives. A hint: never anchored."""
+    if intent != Intent.QUERY:
+        return Source.UNKNOWN
+    lowered = " ".join(text.lower().split())
+    if any(lowered.startswith(p) for p in _CLOCK_QUESTION):
+        return Source.CLOCK
+    if any(w in lowered.split() for w in _REMINDER_QUESTION):
+        return Source.REMINDERS
+    if any(lowered.startswith(p) for p in _FACT_QUESTION):
+        return Source.FACTS
+    if any(lowered.startswith(p) for p in _NOTE_QUESTION):
+        return Source.NOTES
+    return Source.UNKNOWN

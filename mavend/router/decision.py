@@ -1,0 +1,124 @@
+"""The router's output: one deterministic decision per utterance.
+
+Follows the seed router spec: stage 0 grammar wins outright; otherwise a route
+decider (LLM, classifier fallback) names the intent (1), slots are extracted (2)
+and a confidence gate may turn the decision into a question (3).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+class Intent(enum.StrEnum):
+    """The save-where axis: what the daemon does with the utterance."""
+
+    ACT = "act"  # do something now, from the allowlist
+    REMINDER = "reminder"  # has a future fire time (timers included)
+    FACT = "fact"  # structured first-person state: key + value
+    NOTE = "note"  # free text to recall later, no predicate reads it
+    QUERY = "query"  # a question, answered from stored state or knowledge
+    CHAT = "chat"  # conversation, no side effect
+    SYSTEM = "system"  # control of the assistant itself
+
+
+class Stage(enum.IntEnum):
+    GRAMMAR = 0  # exact match against grammars/
+    ROUTED = 1  # intent named by the LLM or the classifier
+    SLOTS = 2  # slots extracted for the intent
+    GATED = 3  # the confidence gate decided to ask instead
+
+
+class Source(enum.StrEnum):
+    """Where a query's answer lives. UNKNOWN: nobody named one; walk them all."""
+
+    UNKNOWN = ""
+    FACTS = "facts"
+    NOTES = "notes"
+    REMINDERS = "reminders"
+    CLOCK = "clock"
+    GENERAL = "general"
+
+
+@dataclass(frozen=True)
+class Slots:
+    """Per-intent arguments. A slot that does not parse leaves its has_* False."""
+
+    time: datetime | None = None  # absolute, timezone-aware fire time
+    has_time: bool = False
+    fn: str = ""  # an allowlisted act name; empty when nothing on the list matched
+    args: dict[str, str] = field(default_factory=dict)
+    has_fn: bool = False
+    key: str = ""
+    value: str = ""
+    has_key: bool = False
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "time": self.time.isoformat() if self.time else None,
+            "has_time": self.has_time,
+            "fn": self.fn or None,
+            "args": dict(self.args),
+            "has_fn": self.has_fn,
+            "key": self.key or None,
+            "value": self.value or None,
+            "has_key": self.has_key,
+            "text": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class Clarify:
+    """Set when the gate asks instead of guessing; the question names candidates."""
+
+    question: str
+    candidates: tuple[Intent, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"question": self.question, "candidates": [str(c) for c in self.candidates]}
+
+
+@dataclass(frozen=True)
+class Decision:
+    utterance: str
+    stage: Stage
+    intent: Intent
+    confidence: float
+    slots: Slots = field(default_factory=Slots)
+    clarify: Clarify | None = None
+    source: Source = Source.UNKNOWN
+    # A stage-0 grammar named the destination by a literal pattern. Only stage 0
+    # sets it: a model's guess must never widen where an answer may come from.
+    source_anchored: bool = False
+    # Rebuilt from the previous turn (an ellipsis) rather than routed; set by
+    # the daemon's continuation path, never by the router.
+    continued: bool = False
+    # Which decider named the intent: grammar, llm, classifier, habit, repair, gate.
+    decided_by: str = ""
+
+    @property
+    def needs_clarify(self) -> bool:
+        return self.clarify is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The `mavend route --json` object; field names are a public contract."""
+        return {
+            "utterance": self.utterance,
+            "intent": str(self.intent),
+            "stage": int(self.stage),
+            "confidence": round(float(self.confidence), 4),
+            "clarify": self.clarify.to_json() if self.clarify else None,
+            "slots": self.slots.to_json(),
+            "source": str(self.source) or None,
+            "source_anchored": self.source_anchored,
+            "continued": self.continued,
+            "decided_by": self.decided_by,
+        }
+
+    def to_json_line(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)

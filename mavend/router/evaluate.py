@@ -1,0 +1,300 @@
+"""`mavend eval router FILE.jsonl`: measure the router on labelled utterances.
+
+Rows: {"text", "intent", "confidence"?, "alt_intents"?}; `intent` may be
+"oos" (out of scope: the right answer is to ask). Scoring:
+- strict accuracy on rows with confidence == "high" (all rows when absent);
+- lenient accuracy on all rows: the intent or any alt_intents counts;
+- a decision that asks (clarify) is correct only on oos rows;
+- clarify rates on oos and in-scope rows; per-intent precision and recall;
+  a confusion matrix; p50/p95 latency per stage.
+
+`--mode all` runs the baselines side by side in one process: the grammar
+alone (a template-only assistant), the classifier alone, the LLM alone, and
+the full cascade.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mavend.router.cascade import Router
+from mavend.router.decision import Decision, Intent
+
+CLARIFY = "clarify"
+OOS = "oos"
+MODES = ("grammar", "classifier", "llm", "cascade")
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    text: str
+    intent: str
+    confidence: str | None = None
+    alt_intents: tuple[str, ...] = ()
+
+    @property
+    def strict(self) -> bool:
+        return self.confidence in (None, "high")
+
+
+@dataclass
+class RouterReport:
+    mode: str
+    n: int = 0
+    strict_n: int = 0
+    strict_correct: int = 0
+    lenient_correct: int = 0
+    oos_n: int = 0
+    oos_clarified: int = 0
+    in_scope_n: int = 0
+    in_scope_clarified: int = 0
+    confusion: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    stage_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    llm_errors: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, row: EvalRow, decision: Decision, stage_ms: dict[str, float]) -> None:
+        predicted = CLARIFY if decision.clarify is not None else str(decision.intent)
+        self.n += 1
+        self.confusion[row.intent][predicted] += 1
+        for stage, ms in stage_ms.items():
+            self.stage_ms[stage].append(ms)
+        self.stage_ms["total"].append(sum(stage_ms.values()))
+        exact = _correct(row.intent, predicted)
+        if row.strict:
+            self.strict_n += 1
+            self.strict_correct += exact
+        lenient = exact or predicted in row.alt_intents
+        self.lenient_correct += lenient
+        if row.intent == OOS:
+            self.oos_n += 1
+            self.oos_clarified += predicted == CLARIFY
+        else:
+            self.in_scope_n += 1
+            self.in_scope_clarified += predicted == CLARIFY
+        if not lenient and len(self.errors) < 2000:
+            self.errors.append({"text": row.text, "expected": row.intent, "got": predicted})
+
+    def per_intent(self) -> dict[str, dict[str, float]]:
+        labels = sorted({*self.confusion, *(p for c in self.confusion.values() for p in c)})
+        out = {}
+        for label in labels:
+            true_pos = self.confusion.get(label, Counter()).get(_target(label), 0)
+            predicted = sum(c.get(label, 0) for c in self.confusion.values())
+            actual = sum(self.confusion.get(label, Counter()).values())
+            out[label] = {
+                "precision": _ratio(true_pos if label != OOS else 0, predicted),
+                "recall": _ratio(true_pos, actual),
+                "n": actual,
+            }
+        return out
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "n": self.n,
+            "strict_n": self.strict_n,
+            "strict_accuracy": _ratio(self.strict_correct, self.strict_n),
+            "lenient_accuracy": _ratio(self.lenient_correct, self.n),
+            "clarify_rate_oos": _ratio(self.oos_clarified, self.oos_n),
+            "clarify_rate_in_scope": _ratio(self.in_scope_clarified, self.in_scope_n),
+            "latency_ms": {stage: _percentiles(v) for stage, v in sorted(self.stage_ms.items())},
+            "llm_errors": self.llm_errors,
+            "per_intent": self.per_intent(),
+            "confusion": {k: dict(v) for k, v in sorted(self.confusion.items())},
+        }
+
+
+def _correct(gold: str, predicted: str) -> bool:
+    return predicted == CLARIFY if gold == OOS else predicted == gold
+
+
+def _target(label: str) -> str:
+    return CLARIFY if label == OOS else label
+
+
+def _ratio(a: float, b: float) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": 0.0, "p95": 0.0, "n": 0}
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"p50": round(statistics.median(ordered), 3), "p95": round(p95, 3), "n": len(ordered)}
+
+
+def read_rows(path: Path) -> list[EvalRow]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+                rows.append(
+                    EvalRow(
+                        text=str(raw["text"]),
+                        intent=str(raw["intent"]),
+                        confidence=raw.get("confidence"),
+                        alt_intents=tuple(raw.get("alt_intents") or ()),
+                    )
+                )
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{path}:{number}: not a router row ({exc})") from exc
+    return rows
+
+
+def evaluate_router(
+    router: Router,
+    rows: Iterable[EvalRow],
+    mode: str = "cascade",
+    progress: Callable[[int], None] | None = None,
+) -> RouterReport:
+    report = RouterReport(mode)
+    for index, row in enumerate(rows, start=1):
+        decision, trace = router.route_traced(row.text)
+        report.add(row, decision, trace.stage_ms)
+        report.llm_errors += bool(trace.llm_error)
+        if progress is not None:
+            progress(index)
+    return report
+
+
+# command line ------------------------------------------------------------------
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "router",
+        help="measure the router on a JSONL file of labelled utterances",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", type=Path, metavar="FILE.jsonl")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="end with one JSON object of the results on the last line",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=(*MODES, "all"),
+        default="cascade",
+        help="which router to measure (all = the baselines side by side)",
+    )
+    parser.add_argument("--limit", type=int, default=0, help="only the first N rows")
+    parser.add_argument(
+        "--errors",
+        type=Path,
+        metavar="FILE",
+        help="write the misrouted rows of each mode to this JSONL file",
+    )
+    parser.set_defaults(func=main_router)
+
+
+def main_router(args: argparse.Namespace) -> int:
+    from mavend.cli import settings_from
+
+    settings = settings_from(args)
+    rows = read_rows(args.file)
+    if args.limit:
+        rows = rows[: args.limit]
+    modes = MODES if args.mode == "all" else (args.mode,)
+    print(f"# machine: {_machine()}")
+    print(
+        f"# {args.file} ({len(rows)} rows); llm {settings.router.llm_model}, "
+        f"threads {settings.router.llm_threads}; clarify below {settings.router.clarify_threshold}"
+    )
+    reports = {}
+    for mode in modes:
+        router = _router_for(mode, settings)
+        started = time.perf_counter()
+        report = evaluate_router(router, rows, mode)
+        reports[mode] = report.summary()
+        print(format_report(reports[mode], time.perf_counter() - started))
+        if args.errors:
+            with args.errors.open("a", encoding="utf-8") as handle:
+                for error in report.errors:
+                    handle.write(json.dumps({"mode": mode, **error}) + "\n")
+    if args.json:
+        headline = dict(reports[modes[-1]])
+        if len(modes) > 1:
+            headline["baselines"] = {m: _headline(r) for m, r in reports.items()}
+        print(json.dumps(headline))
+    return 0
+
+
+def _router_for(mode: str, settings):
+    from mavend.clock import system_clock, user_timezone
+    from mavend.router import build_router
+
+    clock = system_clock(user_timezone(settings.reminders.timezone))
+    router = build_router(
+        settings,
+        clock=clock,
+        use_llm=mode in ("llm", "cascade") and settings.router.llm_enabled,
+        use_classifier=mode in ("classifier", "cascade"),
+    )
+    if mode == "llm":  # the LLM alone: never skipped for a sure classifier
+        router.classifier = None
+    return router
+
+
+def _headline(summary: dict[str, object]) -> dict[str, object]:
+    keys = (
+        "n",
+        "strict_accuracy",
+        "lenient_accuracy",
+        "clarify_rate_oos",
+        "clarify_rate_in_scope",
+        "latency_ms",
+    )
+    return {k: summary[k] for k in keys}
+
+
+def format_report(s: dict, seconds: float) -> str:
+    lines = [
+        f"\n== {s['mode']} ({s['n']} rows, {seconds:.1f} s)",
+        f"strict accuracy   {s['strict_accuracy']:.1%}  (high-confidence rows: {s['strict_n']})",
+        f"lenient accuracy  {s['lenient_accuracy']:.1%}",
+        f"clarify rate      oos {s['clarify_rate_oos']:.1%}   "
+        f"in scope {s['clarify_rate_in_scope']:.1%}",
+        "latency ms        "
+        + "   ".join(
+            f"{stage} p50 {v['p50']:.2f} p95 {v['p95']:.2f}" for stage, v in s["latency_ms"].items()
+        ),
+        "per intent        precision  recall  n",
+    ]
+    for label, m in s["per_intent"].items():
+        lines.append(f"  {label:<10}      {m['precision']:>6.1%}  {m['recall']:>6.1%}  {m['n']}")
+    columns = sorted({p for row in s["confusion"].values() for p in row})
+    lines.append("confusion (rows: expected, columns: got)")
+    lines.append("  " + " " * 10 + "".join(f"{c[:8]:>9}" for c in columns))
+    for gold, row in s["confusion"].items():
+        lines.append(f"  {gold:<10}" + "".join(f"{row.get(c, 0):>9}" for c in columns))
+    return "\n".join(lines)
+
+
+def _machine() -> str:
+    import os
+
+    cpu = platform.processor() or "unknown cpu"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+__all__ = ["EvalRow", "Intent", "RouterReport", "evaluate_router", "read_rows", "register"]

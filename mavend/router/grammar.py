@@ -1,0 +1,155 @@
+"""Stage 0: the command grammar.
+
+Templates in `grammars/*.yaml` (hassil's format) name intents
+`<mavend intent>.<name>`. A match is deterministic and needs no model. Slots
+named after an act's slots take their allowed values from the config, so a
+grammar can never widen what an act accepts; an `act.*` intent whose name is
+not on the allowlist is ignored at load time (and logged).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from hassil import Intents, RangeSlotList, TextSlotList, WildcardSlotList, recognize_all
+from hassil.intents import SlotList
+
+from mavend.config import ActSpec, ActsSettings
+from mavend.errors import ConfigError
+from mavend.router.decision import Intent
+
+log = logging.getLogger(__name__)
+
+# Longer than any command anyone speaks: beyond this, stage 0 does not try.
+MAX_COMMAND_CHARS = 200
+
+
+@dataclass(frozen=True)
+class GrammarMatch:
+    intent: Intent
+    name: str  # the part after the dot: an act name, a system command, a reminder kind
+    slots: dict[str, str] = field(default_factory=dict)
+    text: str = ""  # the normalized text that matched (wake word removed)
+
+
+class CommandGrammar:
+    """Loads every grammar file once; `match(text)` is cheap and pure."""
+
+    def __init__(self, files: Iterable[Path], acts: ActsSettings, wake_words: Iterable[str] = ()):
+        self._acts = acts
+        self._intents = _load_intents(list(files), acts)
+        self._slot_lists = _act_slot_lists(acts.allow)
+        self._wake = _wake_word_pattern(wake_words)
+
+    @classmethod
+    def from_dir(cls, directory: Path, acts: ActsSettings, wake_words: Iterable[str] = ()):
+        files = sorted(directory.glob("*.yaml"))
+        if not files:
+            raise ConfigError(f"no grammar files (*.yaml) in {directory}")
+        return cls(files, acts, wake_words)
+
+    @property
+    def intent_names(self) -> list[str]:
+        return sorted(self._intents.intents)
+
+    def vocabulary(self) -> list[str]:
+        """Words the grammar knows: a hint for speech-to-text."""
+        words: set[str] = set()
+        for intent in self._intents.intents.values():
+            for data in intent.data:
+                for sentence in data.sentences:
+                    words.update(re.findall(r"[a-z']+", sentence.text or ""))
+        return sorted(words)
+
+    def strip_wake_word(self, text: str) -> str:
+        return self._wake.sub("", text, count=1) if self._wake else text
+
+    def match(self, text: str) -> GrammarMatch | None:
+        normalized = normalize(self.strip_wake_word(normalize(text)))
+        if not normalized or len(normalized) > MAX_COMMAND_CHARS:
+            return None
+        for result in recognize_all(normalized, self._intents, slot_lists=self._slot_lists):
+            found = self._to_match(result, normalized)
+            if found is not None:
+                return found
+        return None
+
+    def _to_match(self, result, normalized: str) -> GrammarMatch | None:
+        kind, _, name = result.intent.name.partition(".")
+        slots = {key: str(entity.value).strip() for key, entity in result.entities.items()}
+        if kind == Intent.ACT and not self._act_args_valid(name, slots):
+            return None
+        return GrammarMatch(intent=Intent(kind), name=name, slots=slots, text=normalized)
+
+    def _act_args_valid(self, name: str, slots: dict[str, str]) -> bool:
+        act = self._acts.get(name)
+        return act is not None and set(act.slots) <= set(slots)
+
+
+def normalize(text: str) -> str:
+    """Lower-case, drop punctuation and control characters, squeeze spaces."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    text = "".join(ch if ch.isalnum() or ch in " %'" else " " for ch in text)
+    return " ".join(text.split())
+
+
+def _wake_word_pattern(wake_words: Iterable[str]) -> re.Pattern[str] | None:
+    words = sorted({normalize(w) for w in wake_words if normalize(w)}, key=len, reverse=True)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"^\s*(?:(?:hey|ok|okay)\s+)?(?:{alternatives})\b[\s,]*")
+
+
+def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
+    merged: dict = {"language": "en", "intents": {}, "lists": {}, "expansion_rules": {}}
+    allowed = {a.name for a in acts.allow}
+    for path in files:
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"grammar file {path}: {exc}") from exc
+        for name, body in (doc.get("intents") or {}).items():
+            _check_intent_name(path, name, allowed)
+            if name.startswith("act.") and name[4:] not in allowed:
+                log.info("grammar %s: %s is not on the allowlist; ignored", path.name, name)
+                continue
+            merged["intents"][name] = body
+        merged["lists"].update(doc.get("lists") or {})
+        merged["expansion_rules"].update(doc.get("expansion_rules") or {})
+    try:
+        return Intents.from_dict(merged)
+    except Exception as exc:  # hassil raises plain exceptions for template syntax
+        raise ConfigError(f"grammar files {[p.name for p in files]}: {exc}") from exc
+
+
+def _check_intent_name(path: Path, name: str, allowed: set[str]) -> None:
+    kind, dot, rest = name.partition(".")
+    if not dot or not rest or kind not in {i.value for i in Intent}:
+        raise ConfigError(
+            f"grammar file {path}: intent `{name}` must be named `<intent>.<name>` with "
+            f"<intent> one of {[i.value for i in Intent]}"
+        )
+
+
+def _act_slot_lists(acts: Iterable[ActSpec]) -> dict[str, SlotList]:
+    lists: dict[str, SlotList] = {}
+    for act in acts:
+        for slot_name, slot in act.slots.items():
+            if slot.type == "enum":
+                lists[slot_name] = TextSlotList.from_strings(slot.values)
+            elif slot.type == "int":
+                lists[slot_name] = RangeSlotList(
+                    name=slot_name,
+                    start=slot.min if slot.min is not None else 0,
+                    stop=slot.max if slot.max is not None else 1000,
+                )
+            else:  # a pattern slot takes any words; stage 2 validates them
+                lists[slot_name] = WildcardSlotList(name=slot_name)
+    return lists

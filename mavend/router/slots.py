@@ -1,0 +1,344 @@
+"""Stage 2: slot extraction, per intent.
+
+Classification says what kind of request it is, not its arguments:
+- reminder: the time phrase resolved to an absolute, timezone-aware fire time
+  at capture ("in 4 h" -> now + 4 h; the phrase itself is never stored);
+- act: `fn` and `args` matched against the allowlist. Anything not on it is
+  refused, never improvised; a model's hint is only ever a hint;
+- system: the command name;
+- fact: a key and a value; note and query: the text.
+
+A slot that does not parse leaves its `has_*` flag False and, where the turn
+cannot go on without it, a question for the gate to ask.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from rapidfuzz import fuzz, process
+
+from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.router.decision import Intent, Slots
+from mavend.router.gate import DANGLING
+from mavend.router.grammar import normalize
+from mavend.router.timeparse import TimeResolution, find_time, resolve_time
+
+SYSTEM_COMMANDS: dict[str, str] = {
+    "stop": "stop talking or stop what is running",
+    "cancel": "cancel the current request",
+    "repeat": "repeat the last reply",
+    "help": "say what I can do",
+    "louder": "turn the volume up",
+    "quieter": "turn the volume down",
+    "pause_listening": "stop listening for the wake word",
+    "resume_listening": "start listening again",
+}
+
+# Words that carry the request type rather than its content.
+_REMINDER_LEAD = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?"
+    r"(?:remind\s+me|set\s+(?:a|an)\s+(?:reminder|timer|alarm)|create\s+a\s+reminder|"
+    r"add\s+a\s+reminder|wake\s+me(?:\s+up)?)\s*(?:(?:to|that|about|for)\s+)?",
+)
+_NOTE_LEAD = re.compile(
+    r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|make\s+a\s+note|take\s+a\s+note|"
+    r"write\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
+)
+
+
+@dataclass(frozen=True)
+class SlotHints:
+    """What an earlier stage already found; each value is checked, never trusted."""
+
+    fn: str = ""
+    args: dict[str, str] = field(default_factory=dict)
+    time_phrase: str = ""
+    task: str = ""
+    key: str = ""
+    value: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class SlotResult:
+    slots: Slots
+    # Set when the turn cannot go on without asking (no time, not allowed, ...).
+    question: str = ""
+
+
+TimeResolver = Callable[[str, datetime], TimeResolution | None]
+TimeFinder = Callable[[str, datetime], TimeResolution | None]
+
+
+class SlotExtractor:
+    def __init__(
+        self,
+        acts: ActsSettings,
+        *,
+        resolve: TimeResolver = resolve_time,
+        find: TimeFinder = find_time,
+    ):
+        self._acts = acts
+        self._resolve = resolve
+        self._find = find
+        self._act_choices = {a.name: _act_words(a) for a in acts.allow}
+
+    def extract(self, intent: Intent, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        handler = {
+            Intent.REMINDER: self._reminder,
+            Intent.ACT: self._act,
+            Intent.SYSTEM: self._system,
+            Intent.FACT: self._fact,
+        }.get(intent)
+        if handler is None:  # note, query, chat: the text is the payload
+            return SlotResult(Slots(text=_payload_text(intent, text, hints)))
+        return handler(text, now, hints)
+
+    # reminder ------------------------------------------------------------
+    def _reminder(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        found = self._time_from_hints(text, now, hints) or self._find(text, now)
+        task = _reminder_task(hints.task or text, found.phrase if found else "")
+        if found is None:
+            return SlotResult(Slots(text=task), question="When should I remind you?")
+        if found.when <= now:
+            return SlotResult(
+                Slots(time=found.when, has_time=True, text=task),
+                question=f"{found.when:%H:%M on %A} has already passed. When should I remind you?",
+            )
+        return SlotResult(Slots(time=found.when.replace(microsecond=0), has_time=True, text=task))
+
+    def _time_from_hints(self, text: str, now: datetime, hints: SlotHints) -> TimeResolution | None:
+        phrase = hints.time_phrase.strip()
+        # A model's phrase must be words the user said: it may not invent a time.
+        if not phrase or normalize(phrase) not in normalize(text):
+            return None
+        return self._resolve(phrase, now)
+
+    # act -----------------------------------------------------------------
+    def _act(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        act = self._acts.get(hints.fn) if hints.fn else self._match_act(text)
+        if act is None:
+            return SlotResult(Slots(text=text), question=self._refusal())
+        args, question = _act_args(act, text, hints.args)
+        return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
+
+    def _match_act(self, text: str) -> ActSpec | None:
+        if not self._act_choices:
+            return None
+        best = process.extractOne(
+            normalize(text), self._act_choices, scorer=fuzz.token_set_ratio, score_cutoff=75
+        )
+        return self._acts.get(best[2]) if best else None
+
+    def _refusal(self) -> str:
+        allowed = "; ".join(a.description or a.name.replace("_", " ") for a in self._acts.allow)
+        return f"I can't do that. I can: {allowed}." if allowed else "I have no actions set up."
+
+    # system --------------------------------------------------------------
+    def _system(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        name = hints.fn if hints.fn in SYSTEM_COMMANDS else _match_system(text)
+        return SlotResult(Slots(fn=name, has_fn=bool(name), text=text))
+
+    # fact ----------------------------------------------------------------
+    def _fact(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        key, value = (hints.key.strip(), hints.value.strip())
+        if not key:
+            key, value = extract_fact(text)
+        key = _slug(key)
+        return SlotResult(Slots(key=key, value=value, has_key=bool(key), text=text))
+
+
+def _act_words(act: ActSpec) -> str:
+    return f"{act.name.replace('_', ' ')} {act.description}".lower()
+
+
+def _match_system(text: str) -> str:
+    best = process.extractOne(
+        normalize(text),
+        {name: f"{name.replace('_', ' ')} {desc}" for name, desc in SYSTEM_COMMANDS.items()},
+        scorer=fuzz.token_set_ratio,
+        score_cutoff=60,
+    )
+    return best[2] if best else ""
+
+
+def _act_args(act: ActSpec, text: str, hinted: dict[str, str]) -> tuple[dict[str, str], str]:
+    args: dict[str, str] = {}
+    for name, slot in act.slots.items():
+        value = _slot_value(slot, hinted.get(name, ""), text)
+        if value is None:
+            return args, _slot_question(act, name, slot)
+        args[name] = value
+    return args, ""
+
+
+def _slot_value(slot: ActSlot, hint: str, text: str) -> str | None:
+    """The validated value for one act slot, or None when it is missing or not allowed."""
+    if slot.type == "enum":
+        for candidate in (hint, text):
+            found = (
+                process.extractOne(
+                    normalize(candidate), slot.values, scorer=fuzz.partial_ratio, score_cutoff=90
+                )
+                if candidate
+                else None
+            )
+            if found:
+                return found[0]
+        return None
+    if slot.type == "int":
+        number = parse_number(hint) if hint else None
+        number = number if number is not None else first_number(text)
+        if number is None:
+            return None
+        if (slot.min is not None and number < slot.min) or (
+            slot.max is not None and number > slot.max
+        ):
+            return None
+        return str(number)
+    value = hint.strip()
+    return value if value and re.fullmatch(slot.pattern, value) else None
+
+
+def _slot_question(act: ActSpec, name: str, slot: ActSlot) -> str:
+    what = act.description or act.name.replace("_", " ")
+    if slot.type == "enum":
+        return f"To {what}, which {name}? I can use: {', '.join(slot.values)}."
+    if slot.type == "int":
+        return f"To {what}, which {name}, from {slot.min} to {slot.max}?"
+    return f"To {what}, which {name}?"
+
+
+def _reminder_task(text: str, time_phrase: str) -> str:
+    task = normalize(text)
+    if time_phrase:
+        task = task.replace(normalize(time_phrase), " ")
+    task = _REMINDER_LEAD.sub("", " ".join(task.split()))
+    words = task.split()
+    while words and words[-1] in DANGLING:  # "call mom at" once "five pm" is gone
+        words.pop()
+    return " ".join(words)
+
+
+def _payload_text(intent: Intent, text: str, hints: SlotHints) -> str:
+    if intent == Intent.NOTE:
+        stripped = _NOTE_LEAD.sub("", normalize(text))
+        return stripped or text.strip()
+    return text.strip()
+
+
+# facts -------------------------------------------------------------------
+_FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str, str]]], ...] = (
+    (re.compile(r"\bi (?:just )?slept (?:for )?(?P<v>.+)"), lambda m: ("sleep", m["v"])),
+    (re.compile(r"\bmy (?P<k>[a-z ]{2,30}?) (?:is|was|are) (?P<v>.+)"), lambda m: (m["k"], m["v"])),
+    (re.compile(r"\bi weigh (?P<v>.+)"), lambda m: ("weight", m["v"])),
+    (
+        re.compile(
+            r"\bi (?:just )?(?:drank|had|ate|took) (?P<q>(?:a|an|one|two|three|\d+) "
+            r"(?:\w+ )?(?:of )?)?(?P<k>[a-z ]+)"
+        ),
+        lambda m: (m["k"].split()[-1], (m["q"] or "").strip() or "1"),
+    ),
+    (re.compile(r"\bi (?:really )?(?:like|love|enjoy) (?P<v>.+)"), lambda m: ("likes", m["v"])),
+    (re.compile(r"\bi (?:don'?t like|hate|dislike) (?P<v>.+)"), lambda m: ("dislikes", m["v"])),
+    (re.compile(r"\b(?:call me|my name is) (?P<v>.+)"), lambda m: ("name", m["v"])),
+    (
+        re.compile(r"\bi (?:just )?(?P<k>[a-z]+ed)\b ?(?P<v>.*)"),
+        lambda m: (m["k"], m["v"] or "done"),
+    ),
+)
+
+
+def extract_fact(text: str) -> tuple[str, str]:
+    """A (key, value) for a first-person statement, or ("", "") when none is found."""
+    normalized = normalize(text)
+    for pattern, build in _FACT_PATTERNS:
+        if match := pattern.search(normalized):
+            key, value = build(match)
+            return key.strip(), value.strip()
+    return "", ""
+
+
+def _slug(key: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", key.lower()).strip("_")[:40]
+
+
+# numbers -----------------------------------------------------------------
+_UNITS = {
+    w: i
+    for i, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+_TENS = {
+    w: 10 * i
+    for i, w in enumerate(
+        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+    if w != "_"
+}
+
+
+def parse_number(text: str) -> int | None:
+    """An integer written in digits or English words ("forty five", "a hundred")."""
+    words = normalize(text).replace("-", " ").replace("%", " ").split()
+    if len(words) == 1 and re.fullmatch(r"\d+(?:\.0+)?", words[0]):
+        return int(float(words[0]))
+    total, seen = 0, False
+    for word in words:
+        if word in ("a", "and") and not seen:
+            continue
+        if word in _UNITS:
+            total += _UNITS[word]
+        elif word in _TENS:
+            total += _TENS[word]
+        elif word == "hundred":
+            total = max(total, 1) * 100
+        elif word in ("percent", "per", "cent"):
+            continue
+        else:
+            return None
+        seen = True
+    return total if seen else None
+
+
+def first_number(text: str) -> int | None:
+    """The first number in a sentence, in digits or words."""
+    normalized = normalize(text).replace("-", " ")
+    if digits := re.search(r"\b\d+\b", normalized):
+        return int(digits.group())
+    words = normalized.split()
+    for start, word in enumerate(words):
+        if word in _UNITS or word in _TENS or word == "hundred":
+            end = start
+            while end < len(words) and (
+                words[end] in _UNITS or words[end] in _TENS or words[end] in ("hundred", "and")
+            ):
+                end += 1
+            return parse_number(" ".join(words[start:end]))
+    return None

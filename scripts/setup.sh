@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Sets up everything mavend needs on a Debian/Ubuntu box, idempotently:
+#   system packages -> .venv -> llama-cpp-python (built once, then a cached wheel) -> mavend -> models
+# Usage: scripts/setup.sh [run|test]     ("test" adds the test tools and services)
+set -euo pipefail
+
+MODE="${1:-run}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+VENV="${MAVEND_VENV:-$ROOT/.venv}"
+PYTHON="${PYTHON:-python3}"
+LLAMA_VERSION="0.3.36"
+WHEEL_CACHE="${MAVEND_WHEEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mavend/wheels}"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+# --- system packages ---------------------------------------------------------
+APT_RUN=(libportaudio2 pulseaudio-utils libasound2-plugins)
+APT_TEST=(espeak-ng sox dbus dbus-x11 pulseaudio xvfb dunst libnotify-bin)
+APT_BUILD=(build-essential cmake)
+packages=("${APT_RUN[@]}" "${APT_BUILD[@]}")
+[ "$MODE" = test ] && packages+=("${APT_TEST[@]}")
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing system packages: ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "mavend needs these system packages; run:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+# --- virtual environment -------------------------------------------------------
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || {
+  echo "mavend needs Python 3.11 or newer ($PYTHON is $("$PYTHON" --version))" >&2; exit 1; }
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+  "$VENV/bin/pip" install -q --upgrade pip wheel
+fi
+PIP=("$VENV/bin/pip" install -q --disable-pip-version-check)
+
+# --- llama-cpp-python: compiled once (minutes), then reused from the wheel cache ---
+if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
+  wheel=$(ls "$WHEEL_CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
+  if [ -z "$wheel" ]; then
+    say "building llama-cpp-python $LLAMA_VERSION (portable, once; takes a few minutes)"
+    mkdir -p "$WHEEL_CACHE"
+    # GGML_NATIVE=OFF: a wheel that runs on any x86-64 with AVX2, not just this CPU.
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" \
+      "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$WHEEL_CACHE" "llama-cpp-python==$LLAMA_VERSION"
+    wheel=$(ls "$WHEEL_CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n 1)
+  fi
+  say "installing $(basename "$wheel")"
+  "${PIP[@]}" "$wheel"
+fi
+
+# --- mavend itself ---------------------------------------------------------------
+say "installing mavend ($MODE)"
+if [ "$MODE" = test ]; then "${PIP[@]}" -e "$ROOT[dev]"; else "${PIP[@]}" -e "$ROOT"; fi
+
+# --- models (verified; a second pull downloads nothing) ------------------------------
+say "models"
+"$VENV/bin/mavend" models pull --profile default

@@ -1,0 +1,81 @@
+"""Scripted seams for the router: a fixed clock, a scripted LLM and classifier."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from mavend import paths
+from mavend.config import Settings
+from mavend.router import RoutePolicy, Router
+from mavend.router.decision import Intent
+from mavend.router.grammar import CommandGrammar
+from mavend.router.slots import SlotExtractor
+
+TZ = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)  # a Tuesday
+
+
+@dataclass(frozen=True)
+class Route:
+    intent: Intent
+    confidence: float = 0.9
+    fn: str = ""
+    args: dict[str, str] = field(default_factory=dict)
+    time_phrase: str = ""
+    key: str = ""
+    value: str = ""
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class Classified:
+    intent: Intent
+    confidence: float
+    scores: dict[Intent, float] = field(default_factory=dict)
+
+
+class ScriptedLlm:
+    """Answers from a script; an Exception in the script is raised."""
+
+    def __init__(self, script: dict[str, Route | Exception]):
+        self.script = script
+        self.calls: list[str] = []
+
+    def route(self, utterance: str, *, context: str = "") -> Route:
+        self.calls.append(utterance)
+        answer = self.script.get(utterance, RuntimeError("not in script"))
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+class ScriptedClassifier:
+    def __init__(self, script: dict[str, Classified], default: Classified):
+        self.script, self.default = script, default
+
+    def classify(self, text: str) -> Classified:
+        return self.script.get(text, self.default)
+
+
+LOW = Classified(Intent.CHAT, 0.2, {Intent.CHAT: 0.2, Intent.QUERY: 0.18})
+
+
+def make_router(
+    llm: ScriptedLlm | None = None,
+    classifier: ScriptedClassifier | None = None,
+    **policy: float,
+) -> Router:
+    settings = Settings()
+    grammar = CommandGrammar.from_dir(
+        paths.grammars_dir(), settings.acts, settings.router.wake_words
+    )
+    return Router(
+        grammar,
+        SlotExtractor(settings.acts),
+        classifier=classifier or ScriptedClassifier({}, LOW),
+        llm=llm,
+        policy=RoutePolicy(**policy),
+        clock=lambda: NOW,
+    )

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mavend.config import Settings, parse_settings
+from mavend.doctor import check_data_dir, check_models, check_session_bus, run_checks
+
+
+def test_session_bus_with_a_notification_server_is_ok(notification_server: object) -> None:
+    check = check_session_bus(Settings())
+    assert check.ok, check.line()
+    assert "notification server mavend-test-server" in check.detail
+
+
+def test_session_bus_without_a_notification_server_fails_with_a_fix(session_bus: str) -> None:
+    check = check_session_bus(Settings())
+    assert not check.ok and "no notification server" in check.detail
+    assert "dunst" in check.fix
+
+
+def test_no_session_bus_fails_with_a_fix(no_session_bus: None) -> None:
+    check = check_session_bus(Settings())
+    assert not check.ok and "DBUS_SESSION_BUS_ADDRESS" in check.detail
+    assert check.fix
+
+
+def test_a_dead_bus_address_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path}/nothing-here")
+    check = check_session_bus(Settings())
+    assert not check.ok and "cannot connect" in check.detail
+
+
+def test_data_dir_writable(tmp_path: Path) -> None:
+    settings = parse_settings(f'[storage]\ndata_dir = "{tmp_path / "d"}"\n')
+    assert check_data_dir(settings).ok
+    assert not list((tmp_path / "d").iterdir()), "the probe file is cleaned up"
+
+
+def test_data_dir_on_a_read_only_filesystem_fails() -> None:
+    # /proc refuses new files even for root, so this holds under CI too.
+    settings = parse_settings('[storage]\ndata_dir = "/proc/mavend-doctor-test"\n')
+    check = check_data_dir(settings)
+    assert not check.ok and check.fix
+
+
+def test_data_dir_that_is_a_file_fails(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    settings = parse_settings(f'[storage]\ndata_dir = "{blocker / "sub"}"\n')
+    check = check_data_dir(settings)
+    assert not check.ok and "not writable" in check.detail and check.fix
+
+
+def test_missing_models_name_the_pull_command(tmp_path: Path) -> None:
+    settings = parse_settings(f'[models]\ndir = "{tmp_path / "empty"}"\n')
+    checks = check_models(settings)
+    assert checks and not any(c.ok for c in checks)
+    assert all("mavend models pull" in c.fix for c in checks)
+
+
+def test_every_check_reports_and_none_crashes(notification_server: object) -> None:
+    checks = run_checks(Settings())
+    names = [c.name for c in checks]
+    assert {"audio input", "session bus", "data dir", "llm"} <= set(names)
+    assert any(n.startswith("model ") for n in names)
+    for check in checks:
+        assert check.detail
+        assert check.ok or check.fix or "Error" in check.detail, check.line()

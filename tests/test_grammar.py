@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mavend import paths
+from mavend.config import Settings, parse_settings
+from mavend.errors import ConfigError
+from mavend.router.decision import Intent
+from mavend.router.grammar import CommandGrammar, normalize
+
+
+@pytest.fixture(scope="module")
+def grammar() -> CommandGrammar:
+    settings = Settings()
+    return CommandGrammar.from_dir(paths.grammars_dir(), settings.acts, settings.router.wake_words)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "name", "slots"),
+    [
+        ("pause the music", Intent.ACT, "media_play_pause", {}),
+        ("Hey Jarvis, pause the music!", Intent.ACT, "media_play_pause", {}),
+        ("jarvis next track", Intent.ACT, "media_next", {}),
+        ("set the volume to 40 percent", Intent.ACT, "volume_set", {"level": "40"}),
+        ("restart syncthing", Intent.ACT, "restart_service", {"service": "syncthing"}),
+        ("lock the screen", Intent.ACT, "lock_screen", {}),
+        ("stop", Intent.SYSTEM, "stop", {}),
+        ("what can you do", Intent.SYSTEM, "help", {}),
+        ("louder", Intent.SYSTEM, "louder", {}),
+        ("set a timer for ten minutes", Intent.REMINDER, "timer", {"when": "ten minutes"}),
+        (
+            "remind me to call mom at five pm",
+            Intent.REMINDER,
+            "remind",
+            {"task": "call mom at five pm"},
+        ),
+        (
+            "remind me tomorrow at 9 to water the plants",
+            Intent.REMINDER,
+            "remind",
+            {"when": "tomorrow at 9", "task": "water the plants"},
+        ),
+    ],
+)
+def test_known_commands_match(
+    grammar: CommandGrammar, text: str, intent: Intent, name: str, slots: dict[str, str]
+) -> None:
+    match = grammar.match(text)
+    assert match is not None, text
+    assert (match.intent, match.name) == (intent, name)
+    got = {k: v.removesuffix(".0") for k, v in match.slots.items()}
+    assert got == slots
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "restart nginx",
+        "restart the database server",
+        "um",
+        "the thing with the",
+        "",
+        "what's the weather tomorrow",
+        "rm -rf /",
+        "x" * 10_000,
+        "\x00\x1b[31m",
+        "🎉🎉",
+        "поставь таймер на десять минут",
+        "set the volume to 400 percent",
+    ],
+)
+def test_everything_else_does_not_match(grammar: CommandGrammar, text: str) -> None:
+    assert grammar.match(text) is None
+
+
+def test_act_not_on_the_allowlist_is_ignored(tmp_path: Path) -> None:
+    settings = parse_settings('[[acts.allow]]\nname = "lock_screen"\nargv = ["true"]\n')
+    grammar = CommandGrammar.from_dir(paths.grammars_dir(), settings.acts)
+    assert grammar.match("pause the music") is None
+    assert grammar.match("lock the screen") is not None
+    assert all(not n.startswith("act.") or n == "act.lock_screen" for n in grammar.intent_names)
+
+
+def test_slot_values_come_from_the_config(tmp_path: Path) -> None:
+    settings = parse_settings(
+        '[[acts.allow]]\nname = "restart_service"\nargv = ["systemctl", "restart", "{service}"]\n'
+        '[acts.allow.slots.service]\nvalues = ["nginx"]\n'
+    )
+    grammar = CommandGrammar.from_dir(paths.grammars_dir(), settings.acts)
+    assert grammar.match("restart nginx") is not None
+    assert grammar.match("restart syncthing") is None
+
+
+def test_a_user_adds_a_command_with_yaml_only(tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text(
+        "language: en\nintents:\n  act.lock_screen:\n    data:\n"
+        '      - sentences:\n          - "good night"\n'
+    )
+    grammar = CommandGrammar.from_dir(tmp_path, Settings().acts)
+    match = grammar.match("good night")
+    assert match is not None and match.name == "lock_screen"
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["intents:\n  lights_on:\n    data: []\n", "intents:\n  magic.x:\n    data: []\n", "{{{"],
+)
+def test_bad_grammar_files_are_config_errors(tmp_path: Path, body: str) -> None:
+    (tmp_path / "bad.yaml").write_text(body)
+    with pytest.raises(ConfigError, match=r"bad\.yaml"):
+        CommandGrammar.from_dir(tmp_path, Settings().acts)
+
+
+def test_normalize() -> None:
+    assert normalize("  Hey,   JARVIS! Pause\tthe music…") == "hey jarvis pause the music"
