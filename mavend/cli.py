@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mavend import __version__
 from mavend.config import Settings, load_settings
-from mavend.errors import MavendError, NotYetError, UsageError
+from mavend.errors import DeviceError, MavendError, NotYetError, UsageError
 from mavend.logs import setup_logging
 
 log = logging.getLogger("mavend")
@@ -166,6 +166,16 @@ def cmd_say(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    if not args.no_audio:
+        from mavend.doctor import check_audio_input
+
+        microphone = check_audio_input(settings)
+        if not microphone.ok:
+            raise DeviceError(
+                f"no microphone: {microphone.detail}\n  {microphone.fix}\n"
+                "  `mavend doctor` checks everything mavend needs"
+            )
     raise NotYetError(
         "the daemon is not built yet; `mavend doctor` checks what is ready and "
         "`mavend route TEXT` routes an utterance"

@@ -92,7 +92,14 @@ def test_missing_models_exit_4_naming_the_pull_command(tmp_path: Path) -> None:
     assert "mavend models pull" in result.stderr
 
 
-@pytest.mark.parametrize("command", [["run"], ["say", "hello"]])
+def test_run_without_a_microphone_says_so_and_points_to_doctor() -> None:
+    # This box has no sound card, and this test starts no virtual microphone.
+    result = mavend("run", env={"PULSE_SERVER": "unix:/nonexistent", "AUDIODEV": "none"})
+    assert result.returncode == 5, result.stderr
+    assert "no microphone" in result.stderr and "mavend doctor" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["run", "--no-audio"], ["say", "hello"]])
 def test_unbuilt_parts_say_so_and_exit_6(command: list[str]) -> None:
     result = mavend(*command)
     assert result.returncode == 6 and "not built yet" in result.stderr

@@ -153,7 +153,7 @@ class Router:
             task=match.slots.get("task", ""),
         )
         result = self.slots.extract(match.intent, match.text, now, hints)
-        clarify = Clarify(result.question, (match.intent,)) if result.question else None
+        clarify = Clarify(result.question, (match.intent,), "slot") if result.question else None
         return Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,
@@ -198,7 +198,7 @@ class Router:
             decided_by=decided_by,
         )
         if result.question:
-            return _with_clarify(decision, Clarify(result.question, (intent,)))
+            return _with_clarify(decision, Clarify(result.question, (intent,), "slot"))
         return decision
 
     def _classify(self, text: str, trace: RouteTrace) -> ClassifierResultLike | None:

@@ -74,13 +74,23 @@ class Slots:
 
 @dataclass(frozen=True)
 class Clarify:
-    """Set when the gate asks instead of guessing; the question names candidates."""
+    """The assistant asks instead of acting.
+
+    kind "route": the gate could not tell what the user wants; the question
+    names the top candidates. kind "slot": the intent is clear but a detail is
+    missing or not allowed ("When should I remind you?", "Which service?").
+    """
 
     question: str
     candidates: tuple[Intent, ...] = ()
+    kind: str = "route"
 
     def to_json(self) -> dict[str, Any]:
-        return {"question": self.question, "candidates": [str(c) for c in self.candidates]}
+        return {
+            "question": self.question,
+            "candidates": [str(c) for c in self.candidates],
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,10 @@ Rows: {"text", "intent", "confidence"?, "alt_intents"?}; `intent` may be
 "oos" (out of scope: the right answer is to ask). Scoring:
 - strict accuracy on rows with confidence == "high" (all rows when absent);
 - lenient accuracy on all rows: the intent or any alt_intents counts;
-- a decision that asks (clarify) is correct only on oos rows;
+- a decision that asks which intent was meant (clarify kind "route") is
+  correct only on oos rows. A follow-up about a detail of a recognised
+  intent (kind "slot": "When should I remind you?") keeps its intent: the
+  routing was right, the handler asks for the missing piece;
 - clarify rates on oos and in-scope rows; per-intent precision and recall;
   a confusion matrix; p50/p95 latency per stage.
 
@@ -62,7 +65,8 @@ class RouterReport:
     errors: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, row: EvalRow, decision: Decision, stage_ms: dict[str, float]) -> None:
-        predicted = CLARIFY if decision.clarify is not None else str(decision.intent)
+        asks_route = decision.clarify is not None and decision.clarify.kind == "route"
+        predicted = CLARIFY if asks_route else str(decision.intent)
         self.n += 1
         self.confusion[row.intent][predicted] += 1
         for stage, ms in stage_ms.items():

@@ -122,7 +122,10 @@ class SlotExtractor:
     def _act(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         act = self._acts.get(hints.fn) if hints.fn else self._match_act(text)
         if act is None:
-            return SlotResult(Slots(text=text), question=self._refusal())
+            # Not on the allowlist: the intent stands (the user wants something
+            # done) and has_fn stays False; the act handler refuses and lists
+            # what is allowed. Nothing is improvised.
+            return SlotResult(Slots(text=text))
         args, question = _act_args(act, text, hints.args)
         return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
 
@@ -133,10 +136,6 @@ class SlotExtractor:
             normalize(text), self._act_choices, scorer=fuzz.token_set_ratio, score_cutoff=75
         )
         return self._acts.get(best[2]) if best else None
-
-    def _refusal(self) -> str:
-        allowed = "; ".join(a.description or a.name.replace("_", " ") for a in self._acts.allow)
-        return f"I can't do that. I can: {allowed}." if allowed else "I have no actions set up."
 
     # system --------------------------------------------------------------
     def _system(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
