@@ -140,7 +140,8 @@ def report_accuracy(title: str, outcomes: list[Outcome]) -> None:
     for o in outcomes:
         if o.route:
             c = o.route.confidence
-            key = "<0.5" if c < 0.5 else "0.5-0.8" if c < 0.8 else "0.8-0.95" if c < 0.95 else ">=0.95"
+            key = ("<0.5" if c < 0.5 else "0.5-0.8" if c < 0.8
+                   else "0.8-0.95" if c < 0.95 else ">=0.95")
             buckets[key].append(o.got == o.expected)
     print("  accuracy by confidence: " + ", ".join(
         f"{k}: {pct(sum(v), len(v))}" for k, v in sorted(buckets.items())))

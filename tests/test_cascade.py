@@ -61,19 +61,23 @@ def test_a_very_sure_classifier_skips_the_llm() -> None:
     assert llm.calls == [] and decision.intent == Intent.CHAT
 
 
-def test_agreement_keeps_the_higher_confidence() -> None:
+def test_classifier_and_llm_vote() -> None:
     text = "what is the capital of france"
-    llm = ScriptedLlm({text: Route(Intent.QUERY, 0.6)})
-    classifier = ScriptedClassifier({text: Classified(Intent.QUERY, 0.7, {Intent.QUERY: 0.7})}, LOW)
-    decision = make_router(llm, classifier).route(text)
-    assert decision.decided_by == "llm+classifier" and decision.confidence == 0.7
+    scores = {i: 0.3 for i in Intent} | {Intent.QUERY: 0.5, Intent.CHAT: 0.48}
+    classifier = ScriptedClassifier({text: Classified(Intent.QUERY, 0.5, scores)}, LOW)
+    # The classifier leans query; a sure LLM saying chat tips the vote.
+    llm = ScriptedLlm({text: Route(Intent.CHAT, 0.95)})
+    decision = make_router(llm, classifier, classifier_weight=0.5).route(text)
+    assert (decision.intent, decision.decided_by) == (Intent.CHAT, "llm+classifier")
+    # With the classifier's full weight, the LLM has no say.
+    decision = make_router(llm, classifier, classifier_weight=1.0).route(text)
+    assert decision.intent == Intent.QUERY
 
 
 def test_below_threshold_asks_and_names_the_candidates() -> None:
     text = "water the plants"
-    classifier = ScriptedClassifier(
-        {text: Classified(Intent.NOTE, 0.3, {Intent.NOTE: 0.3, Intent.REMINDER: 0.29})}, LOW
-    )
+    scores = {i: 0.2 for i in Intent} | {Intent.NOTE: 0.3, Intent.REMINDER: 0.29}
+    classifier = ScriptedClassifier({text: Classified(Intent.NOTE, 0.3, scores)}, LOW)
     decision = make_router(None, classifier, clarify_threshold=0.5).route(text)
     assert decision.stage == Stage.GATED and decision.clarify is not None
     assert decision.clarify.candidates[:2] == (Intent.NOTE, Intent.REMINDER)

@@ -17,7 +17,7 @@ def scripted_router():
             {
                 "what is the weather like": Classified(Intent.QUERY, 0.8, {Intent.QUERY: 0.8}),
                 "tell me something funny": Classified(Intent.CHAT, 0.8, {Intent.CHAT: 0.8}),
-                "can you fly a plane": Classified(Intent.ACT, 0.3, {Intent.ACT: 0.3}),
+                "can you fly a plane": Classified(Intent.ACT, 0.3, dict.fromkeys(Intent, 0.3)),
                 "buy a boat": Classified(Intent.NOTE, 0.7, {Intent.NOTE: 0.7}),
             },
             LOW,

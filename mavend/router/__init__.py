@@ -83,6 +83,7 @@ def build_router(
     policy = RoutePolicy(
         clarify_threshold=router_cfg.clarify_threshold,
         classifier_confident=router_cfg.classifier_confident,
+        classifier_weight=router_cfg.classifier_weight,
         use_llm=llm is not None,
     )
     return Router(

@@ -20,14 +20,18 @@ How a turn is decoded (and why):
    intent is the one with the most mass and `confidence` is that mass.
    Nothing is sampled for this, so note/query/chat/system cost no decode
    step at all.
-3. act/reminder/fact then need fields: the fixed text that follows the intent
-   (`act", "fn": "` and the like) is appended to the prompt (one batched eval,
-   not one decode step per token) and the rest is decoded greedily under the
-   grammar rule for that intent's remainder.
+3. act/reminder/fact then need fields, decoded in phases (`Phase`): fixed
+   text (`act", "fn": "`, ` "text": "`, ...) is appended to the prompt and
+   evaluated as one batch, the free parts are decoded greedily under the
+   grammar rule for just that part, until the rule is complete. A forced
+   token costs ~10 ms in a batch against ~45 ms as a decode step (2 cores).
+   The time phrase, reminder text and fact value are spans of the
+   utterance's own words (`span_words`), so the model copies them; it cannot
+   compute, convert or translate a time.
 
-The whole answer is always a complete match of `build_gbnf`'s grammar: step 2
-picks one of its alternatives and step 3 is constrained by the very rules it
-is made of.
+The whole answer is always a complete match of `build_gbnf`'s grammar (the
+tests check it): step 2 picks one of its alternatives and step 3 is
+constrained by the very rules it is made of.
 
 Repeatability: llama.cpp's numerics depend on how tokens are batched, so a
 greedy result can change when a turn reuses a different length of cached
@@ -60,10 +64,11 @@ from mavend.router.decision import Intent
 
 log = logging.getLogger(__name__)
 
-# Bounds on what reaches the prompt. A spoken turn is at most ~12 s (about 40
-# words, ~250 characters); 500 leaves room for fast talkers and typed input
-# while keeping a hostile 10 000-character "utterance" from filling the context.
-MAX_UTTERANCE_CHARS = 500
+# Bounds on what reaches the prompt. A spoken turn is at most ~12 s
+# ([endpoint] max_utterance_s): about 40 words, ~250 characters. 320 leaves
+# room for fast talkers and typed input, keeps a hostile 10 000-character
+# "utterance" out of the context, and bounds what a span field can copy.
+MAX_UTTERANCE_CHARS = 320
 # Memory recall is already capped by [memory] recall_max_chars (default 600).
 MAX_CONTEXT_CHARS = 1000
 
@@ -83,16 +88,20 @@ FIELDS_AFTER: Mapping[Intent, str] = {
     Intent.FACT: '", "key": "',
 }
 PLAIN_INTENTS = (Intent.NOTE, Intent.QUERY, Intent.CHAT, Intent.SYSTEM)
+# Fixed text between two free fields. The decoder appends it to the prompt (one
+# batched eval) instead of sampling it token by token: ~5 forced tokens cost
+# ~50 ms that way against ~45 ms each as decode steps on two cores.
+TEXT_SEP = ' "text": "'
+VALUE_SEP = ' "value": "'
 
-
-def intent_head(intent: Intent) -> str:
-    """The fixed text after the pre-fill once `intent` is chosen."""
-    return prompt.LABELS[intent] + FIELDS_AFTER.get(intent, "")
 
 # Tokens evaluated per llama_decode call for prompts. Deadline checks happen
-# between chunks, so this bounds how far a prompt eval can overrun (~0.25 s for
-# 64 tokens on 2 cores); chunk edges are fixed so results repeat (see above).
+# between chunks (and refuse a chunk predicted to overrun), so this bounds how
+# far a prompt eval can overrun; chunk edges are fixed so results repeat (see
+# above). Chunk size hardly changes throughput on CPU (~125 tok/s here).
 EVAL_CHUNK = 64
+# A decode step is ~45 ms on two cores; never assume more than this ahead.
+MAX_STEP_LOOKAHEAD_S = 0.2
 
 CHATML_TEMPLATE = (
     "{% for message in messages %}"
@@ -103,6 +112,11 @@ CHATML_TEMPLATE = (
 
 _JSON_CHAR = r'[^"\\\x00-\x1F\x7F]'  # no control characters, quotes or escapes
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def intent_head(intent: Intent) -> str:
+    """The fixed text after the pre-fill once `intent` is chosen."""
+    return prompt.LABELS[intent] + FIELDS_AFTER.get(intent, "")
 
 
 class LlmError(Exception):
@@ -185,58 +199,141 @@ def _slot_rule(slot: ActSlot) -> str:
     return f'"null" | "\\"" {_JSON_CHAR}{{0,{PATTERN_SLOT_CHARS}}} "\\""'
 
 
+def args_sep(slot_name: str, first: bool) -> str:
+    """The fixed text before a slot's value: ` "args": {"level": ` or ` "b": `."""
+    return (' "args": {' if first else " ") + json.dumps(slot_name) + ": "
+
+
+def slot_rule(index: int, j: int) -> str:
+    # By position: "a_b"+"c" and "a"+"b_c" would collide as names.
+    return f"slot{index}-{j}"
+
+
 def _act_rules(act: ActSpec, index: int) -> list[str]:
-    name = gbnf_literal(act.name)
     if not act.slots:
-        return [f'{fn_rule(act)} ::= {name} "\\"}}"']
-    parts: list[str] = []
+        return [f"{fn_rule(act)} ::= {gbnf_literal(act.name + chr(34) + '}')}"]
+    parts = [gbnf_literal(act.name + '",')]
     rules: list[str] = []
+    last = len(act.slots) - 1
     for j, (slot_name, slot) in enumerate(act.slots.items()):
-        lead = '", "args": {' if j == 0 else ", "
-        parts.append(gbnf_literal(lead + json.dumps(slot_name) + ": "))
-        # By position: "a_b"+"c" and "a"+"b_c" would collide as names.
-        rule = f"slot{index}-{j}"
-        parts.append(rule)
-        rules.append(f"{rule} ::= {_slot_rule(slot)}")
-    return [f'{fn_rule(act)} ::= {name} {" ".join(parts)} "}}}}"', *rules]
+        parts += [gbnf_literal(args_sep(slot_name, j == 0)), slot_rule(index, j),
+                  gbnf_literal("," if j < last else "}}")]
+        rules.append(f"{slot_rule(index, j)} ::= {_slot_rule(slot)}")
+    return [f"{fn_rule(act)} ::= {' '.join(parts)}", *rules]
 
 
-def build_gbnf(acts: ActsSettings, *, max_text_chars: int = 160) -> str:
+@dataclass(frozen=True)
+class Phase:
+    """One step of decoding fields: fixed text (evaluated as prompt), then a
+    grammar rule decoded greedily until it is complete."""
+
+    literal: str
+    root: str
+
+
+def act_choice_root(acts: ActsSettings) -> str:
+    """The act's name and the character after it: `",` (slots follow) or `"}`."""
+    names = [gbnf_literal(a.name + ('",' if a.slots else '"}')) for a in acts.allow]
+    return " | ".join([*names, gbnf_literal(prompt.no_fn(acts) + '"}')])
+
+
+def slot_phases(act: ActSpec, index: int) -> list[Phase]:
+    last = len(act.slots) - 1
+    return [
+        Phase(args_sep(name, j == 0),
+              f"{slot_rule(index, j)} {gbnf_literal(',' if j < last else '}}')}")
+        for j, name in enumerate(act.slots)
+    ]
+
+
+# reminder and fact: the first field ends with `",`, the second closes the object.
+FIELD_PHASES: Mapping[Intent, tuple[Phase, Phase]] = {
+    Intent.REMINDER: (Phase("", 'time-chars "\\","'), Phase(TEXT_SEP, 'text-chars "\\"}"')),
+    Intent.FACT: (Phase("", 'fact-key "\\","'), Phase(VALUE_SEP, 'value-chars "\\"}"')),
+}
+
+
+def build_gbnf(
+    acts: ActsSettings, *, max_text_chars: int = 160, words: Sequence[str] | None = None
+) -> str:
     """The grammar of the router's answer, generated from the act allowlist.
 
     Shape (only the fields an intent uses, fixed key order and spacing so
     the model spends no tokens on layout):
 
         {"intent": "act", "fn": "volume_set", "args": {"level": 40}}
-        {"intent": "act", "fn": ""}                      nothing on the list fits
+        {"intent": "act", "fn": "none"}                  nothing on the list fits
         {"intent": "reminder", "time": "in ten minutes", "text": "check the oven"}
         {"intent": "fact", "key": "water", "value": "a glass"}
         {"intent": "note"} / query / chat / system        the text is the utterance
 
-    `fn` is one of the allowlisted names or "", so an act that is not on the
-    list cannot be written. Enum slots are limited to their values, int slots
+    `fn` is one of the allowlisted names or "none" (`prompt.no_fn`: another
+    word if an act is called "none"), so an act that is not on the list
+    cannot be written. Enum slots are limited to their values, int slots
     to digits (range checked after decoding), pattern slots to bounded
     strings. Strings hold no control characters, quotes or backslashes.
+
+    With `words` (the utterance's words, see `span_words`), "time", "text"
+    and "value" can only be a run of consecutive words of the utterance, or
+    "": the model copies the time phrase, it cannot convert, translate or
+    compute it. Without, they are bounded free strings (`max_text_chars`
+    for "text").
     """
-    acts_alts = " | ".join([*(fn_rule(a) for a in acts.allow), '"\\"}"'])
+    no_fn = gbnf_literal(prompt.no_fn(acts) + '"}')
+    acts_alts = " | ".join([*(fn_rule(a) for a in acts.allow), no_fn])
     heads = " | ".join(
         f"{gbnf_literal(intent_head(i))} {i}-rest" for i in FIELDS_AFTER
     )
     plain = " | ".join(gbnf_literal(prompt.LABELS[i]) for i in PLAIN_INTENTS)
+    text_sep, value_sep = gbnf_literal('",' + TEXT_SEP), gbnf_literal('",' + VALUE_SEP)
     rules = [
         f"root ::= {gbnf_literal(PREFILL)} intent-body",
         f"intent-body ::= {heads} | plain-rest",
         f'plain-rest ::= ({plain}) "\\"}}"',
         f"act-rest ::= {acts_alts}",
         *(rule for i, act in enumerate(acts.allow) for rule in _act_rules(act, i)),
-        'reminder-rest ::= time-chars "\\", \\"text\\": \\"" text-chars "\\"}"',
-        f'fact-rest ::= [a-z] [a-z0-9_]{{0,{KEY_CHARS - 1}}} "\\", \\"value\\": \\"" '
-        'value-chars "\\"}"',
-        f"time-chars ::= {_JSON_CHAR}{{0,{TIME_CHARS}}}",
-        f"text-chars ::= {_JSON_CHAR}{{0,{max_text_chars}}}",
-        f"value-chars ::= {_JSON_CHAR}{{0,{VALUE_CHARS}}}",
+        f'reminder-rest ::= time-chars {text_sep} text-chars "\\"}}"',
+        f'fact-rest ::= fact-key {value_sep} value-chars "\\"}}"',
+        f"fact-key ::= [a-z] [a-z0-9_]{{0,{KEY_CHARS - 1}}}",
     ]
+    if words is None:
+        rules += [
+            f"time-chars ::= {_JSON_CHAR}{{0,{TIME_CHARS}}}",
+            f"text-chars ::= {_JSON_CHAR}{{0,{max_text_chars}}}",
+            f"value-chars ::= {_JSON_CHAR}{{0,{VALUE_CHARS}}}",
+        ]
+    else:
+        rules += ["time-chars ::= span", "text-chars ::= span", "value-chars ::= span",
+                  *_span_rules(words)]
     return "\n".join(rules) + "\n"
+
+
+_EDGE_PUNCTUATION = ".,;:!?()[]{}<>\"'«»“”„…"
+MAX_SPAN_WORDS = 80
+MAX_WORD_CHARS = 40  # longer is not a word anyone says; cut so a span stays small
+
+
+def span_words(text: str) -> list[str]:
+    """The utterance's words as a span grammar uses them: edge punctuation off,
+    no quotes or backslashes (JSON strings here carry no escapes)."""
+    words = []
+    for raw in text.split()[:MAX_SPAN_WORDS]:
+        word = raw.strip(_EDGE_PUNCTUATION).replace('"', "").replace("\\", "")
+        word = word[:MAX_WORD_CHARS]
+        if word and not _CONTROL.search(word):
+            words.append(word)
+    return words
+
+
+def _span_rules(words: Sequence[str]) -> list[str]:
+    """`span` matches "" or any run of consecutive `words`, single-spaced."""
+    if not words:
+        return ['span ::= ""']
+    rules = ['span ::= "" | ' + " | ".join(f"w{i}" for i in range(len(words)))]
+    for i, word in enumerate(words):
+        more = f' (" " w{i + 1})?' if i + 1 < len(words) else ""
+        rules.append(f"w{i} ::= {gbnf_literal(word)}{more}")
+    return rules
 
 
 def with_root(gbnf: str, rule: str) -> str:
@@ -266,6 +363,7 @@ class CompiledGrammar:
 
         self.text = gbnf
         self._n_vocab = llm.n_vocab()
+        self._eos = llm.token_eos()
         self._ptr = llama_cpp.llama_sampler_init_grammar(_vocab(llm), gbnf.encode(), b"root")
         if not self._ptr:
             raise LlmError("the router grammar does not parse (llama.cpp logged why)")
@@ -297,6 +395,15 @@ class CompiledGrammar:
         llama_cpp.llama_sampler_apply(self._ptr, ctypes.byref(array))
         return data["logit"]
 
+    def complete(self) -> bool:
+        """Whether the text accepted so far is a full match (end-of-turn allowed).
+
+        Every phase rule ends in fixed punctuation, so once complete nothing
+        else is allowed: there is no "could stop or go on" state to decide.
+        """
+        ids = np.array([self._eos], dtype=np.int32)
+        return bool(np.isfinite(self.mask(ids, np.zeros(1, dtype=np.float32)))[0])
+
     def best(self, logits: np.ndarray) -> int:
         """The highest-logit token the grammar allows (greedy, constrained)."""
         k = min(_FAST_CANDIDATES, self._n_vocab)
@@ -319,22 +426,6 @@ class CompiledGrammar:
 
 
 # --------------------------------------------------------------------------- output
-
-
-def json_complete(raw: bytes) -> bool:
-    """True once the braces of the object close. Strings hold no quotes or escapes."""
-    depth = 0
-    in_string = False
-    for byte in raw:
-        if byte == 0x22:
-            in_string = not in_string
-        elif not in_string and byte == 0x7B:
-            depth += 1
-        elif not in_string and byte == 0x7D:
-            depth -= 1
-            if depth == 0:
-                return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -362,6 +453,7 @@ def parse_answer(raw: str, acts: ActsSettings) -> _Parsed:
     strings = {k: v for k, v in obj.items() if isinstance(v, str)}
     if intent is Intent.ACT:
         fn = strings.get("fn", "")
+        fn = "" if fn == prompt.no_fn(acts) else fn
         spec = acts.get(fn) if fn else None
         if fn and spec is None:
             raise LlmOutputError(f"act {fn!r} is not on the allowlist")
@@ -435,20 +527,24 @@ class _Deadline:
             raise LlmTimeout(f"LLM deadline reached{' before ' + what if what else ''}")
 
 
+@dataclass
+class _Cursor:
+    """Decoding state across the phases of one turn."""
+
+    pending: list[int]  # sampled or fixed tokens not evaluated yet
+    evaluated: int = 0
+    steps: int = 0  # tokens sampled one at a time
+
+
 class _Costs:
     """Running estimates of eval cost, so a deadline check can look one step ahead."""
 
     def __init__(self) -> None:
-        self.per_prompt_token = 0.0
         self.per_decode_step = 0.0
 
     @staticmethod
     def _blend(old: float, new: float) -> float:
         return new if old == 0.0 else 0.7 * old + 0.3 * new
-
-    def prompt(self, n: int, seconds: float) -> None:
-        if n:
-            self.per_prompt_token = self._blend(self.per_prompt_token, seconds / n)
 
     def step(self, seconds: float) -> None:
         self.per_decode_step = self._blend(self.per_decode_step, seconds)
@@ -462,7 +558,9 @@ class LlmRouter:
         self._acts = acts
         self._lock = threading.Lock()
         self._costs = _Costs()
-        self._grammars: dict[Intent, CompiledGrammar] = {}
+        # Grammars that do not depend on the utterance, parsed once: the act
+        # choice and each slot's value. Keyed by their root expression.
+        self._fixed: dict[str, CompiledGrammar] = {}
         self._snapshot: bytes | None = None
         self._llm = _load(model_path, router)
         try:
@@ -478,13 +576,17 @@ class LlmRouter:
 
     def _setup(self, acts: ActsSettings) -> None:
         self.gbnf = build_gbnf(acts)
-        CompiledGrammar(self._llm, self.gbnf).close()  # the whole grammar must parse
-        # Each intent's remainder is decoded under its own rule, after the
-        # pre-fill has been evaluated as prompt.
-        for intent in FIELDS_AFTER:
-            self._grammars[intent] = CompiledGrammar(
-                self._llm, with_root(self.gbnf, f"{intent}-rest")
-            )
+        # Both forms must parse: a grammar error is a start-up error, not a turn's.
+        CompiledGrammar(self._llm, self.gbnf).close()
+        CompiledGrammar(self._llm, build_gbnf(acts, words=["a", "b"])).close()
+        # Fields are decoded in phases (see `Phase`). Reminder and fact copy
+        # spans of the utterance, so their grammars are built per turn (well
+        # under a millisecond); the act phases are fixed and parsed here.
+        roots = [act_choice_root(acts)] + [
+            phase.root for i, act in enumerate(acts.allow) for phase in slot_phases(act, i)
+        ]
+        for root in roots:
+            self._fixed[root] = CompiledGrammar(self._llm, with_root(self.gbnf, root))
         self._vocab = _vocab(self._llm)
         self._template = _chat_template(self._llm)
         turns = [*prompt.messages(acts), {"role": "user", "content": ""}]
@@ -495,9 +597,14 @@ class LlmRouter:
         self._suffix = self._tok(pieces[-1], special=True) + self._tok(PREFILL, special=False)
         self._heads = {i: self._tok(intent_head(i), special=False) for i in FIELDS_AFTER}
         self._candidates = _intent_candidates(self._llm)
-        longest_head = max(len(h) for h in self._heads.values())
+        # The answer's fixed text is evaluated as prompt too: heads and separators.
+        fixed = max(len(h) for h in self._heads.values()) + max(
+            [len(self._tok(TEXT_SEP + VALUE_SEP, special=False))]
+            + [sum(len(self._tok(p.literal, special=False)) for p in slot_phases(a, 0))
+               for a in acts.allow]
+        )
         self._user_budget = (
-            self._llm.n_ctx() - len(self._prefix) - len(self._suffix) - longest_head
+            self._llm.n_ctx() - len(self._prefix) - len(self._suffix) - fixed
             - self._settings.llm_max_tokens - 4
         )
         if self._user_budget < 32:
@@ -530,8 +637,8 @@ class LlmRouter:
     def warm_up(self) -> float:
         """Evaluate the fixed prefix (and one throwaway turn); seconds taken.
 
-        Call it at start-up: the prefix is ~1 200 tokens, seconds on two cores,
-        which would not fit in a turn's deadline. (Without it the first turns
+        Call it at start-up: the prefix is ~1 500 tokens, ~12 s on two cores
+        here, which would not fit in a turn's deadline. (Without it the first turns
         still work through the prefix chunk by chunk, timing out until done.)
         """
         start = time.monotonic()
@@ -591,9 +698,9 @@ class LlmRouter:
 
     def close(self) -> None:
         with self._lock:
-            for grammar in self._grammars.values():
+            for grammar in self._fixed.values():
                 grammar.close()
-            self._grammars.clear()
+            self._fixed.clear()
             self._llm.close()
 
     @contextlib.contextmanager
@@ -609,19 +716,17 @@ class LlmRouter:
     # ------------------------------------------------------------------ routing
 
     def _route_locked(self, utterance: str, context: str, deadline: _Deadline) -> LlmRoute:
-        tokens = self._prefix + self._user_tokens(utterance, context) + self._suffix
+        text = clean_text(utterance, MAX_UTTERANCE_CHARS)
+        tokens = self._prefix + self._user_tokens(text, context) + self._suffix
         evaluated = self._eval_prompt(tokens, deadline)
         scores = self._intent_scores()
         intent = max(scores, key=scores.__getitem__)
-        decoded = 0
-        raw = PREFILL + intent_head(intent) + '"}'
+        cursor = _Cursor(pending=list(self._heads.get(intent, [])))
+        raw = PREFILL + intent_head(intent)
         if intent in FIELDS_AFTER:
-            head = self._heads[intent]
-            self._eval_chunk(head, deadline, "decoding")
-            evaluated += len(head)
-            lead = PREFILL + intent_head(intent)
-            tail, decoded = self._decode(self._grammars[intent], lead.encode(), deadline)
-            raw = lead + tail
+            raw += self._decode_fields(intent, text, cursor, deadline)
+        else:
+            raw += '"}'
         parsed = parse_answer(raw, self._acts)
         if parsed.intent is not intent:  # the grammar rules this out; never trust it
             raise LlmOutputError(f"decoded {parsed.intent} after choosing {intent}")
@@ -630,11 +735,33 @@ class LlmRouter:
             intent=intent, confidence=scores[intent], fn=parsed.fn, args=parsed.args,
             time_phrase=parsed.time_phrase, key=parsed.key, value=parsed.value,
             text=parsed.text, raw=raw, latency_ms=0.0, alternatives=ranked,
-            evaluated_tokens=evaluated, decoded_tokens=decoded,
+            evaluated_tokens=evaluated + cursor.evaluated, decoded_tokens=cursor.steps,
         )
 
-    def _user_tokens(self, utterance: str, context: str) -> list[int]:
-        text = clean_text(utterance, MAX_UTTERANCE_CHARS)
+    def _decode_fields(
+        self, intent: Intent, text: str, cursor: _Cursor, deadline: _Deadline
+    ) -> str:
+        """The JSON after the intent's head, decoded phase by phase."""
+        if intent is Intent.ACT:
+            out = self._phase(cursor, "", self._fixed[act_choice_root(self._acts)], deadline)
+            index, spec = next(
+                ((i, a) for i, a in enumerate(self._acts.allow) if out == a.name + '",'),
+                (-1, None),
+            )
+            for phase in slot_phases(spec, index) if spec is not None else ():
+                out += self._phase(cursor, phase.literal, self._fixed[phase.root], deadline)
+            return out
+        gbnf = build_gbnf(self._acts, words=span_words(text))
+        out = ""
+        for phase in FIELD_PHASES[intent]:
+            grammar = CompiledGrammar(self._llm, with_root(gbnf, phase.root))
+            try:
+                out += self._phase(cursor, phase.literal, grammar, deadline)
+            finally:
+                grammar.close()
+        return out
+
+    def _user_tokens(self, text: str, context: str) -> list[int]:
         if not text:
             raise LlmError("empty utterance")
         memory = clean_text(context, MAX_CONTEXT_CHARS)
@@ -660,33 +787,40 @@ class LlmRouter:
         mass = np.bincount(owners, weights=weights, minlength=len(Intent)) / weights.sum()
         return {intent: float(mass[i]) for i, intent in enumerate(Intent)}
 
-    def _decode(
-        self, grammar: CompiledGrammar, lead: bytes, deadline: _Deadline
-    ) -> tuple[str, int]:
-        """Greedy, grammar-constrained decode; done when lead + output closes its braces."""
+    def _phase(
+        self, cursor: _Cursor, literal: str, grammar: CompiledGrammar, deadline: _Deadline
+    ) -> str:
+        """Evaluate pending tokens and `literal` as one batch, then decode greedily
+        under `grammar` until it is complete; the text, literal included."""
         import llama_cpp
 
+        pending = cursor.pending + self._tok(literal, special=False)
+        self._eval_chunk(pending, deadline, "decoding")
+        cursor.evaluated += len(pending)
+        cursor.pending = []
         grammar.reset()
         out = bytearray()
-        steps = 0
         while True:
             token = grammar.best(self._logits())
-            steps += 1
+            cursor.steps += 1
             if llama_cpp.llama_vocab_is_eog(self._vocab, token):
-                break
+                # The grammar only allows end-of-turn once complete, and we stop there.
+                raise LlmOutputError(f"the model ended the turn inside a field: {bytes(out)!r}")
             grammar.accept(token)
             out += self._llm.detokenize([token])
-            if json_complete(lead + bytes(out)):
+            if grammar.complete():
+                cursor.pending = [token]  # evaluated with the next phase's literal
                 break
-            if steps >= self._settings.llm_max_tokens:
-                raise LlmOutputError(f"no complete answer in {steps} tokens: {bytes(out)!r}")
+            if cursor.steps >= self._settings.llm_max_tokens:
+                raise LlmOutputError(f"no complete answer in {cursor.steps} tokens")
             self._step(token, deadline, "the answer was complete")
         # Byte-level tokens can spell malformed UTF-8 that the grammar (which
         # reads code points) lets through; it stays text, replaced, not an error.
-        return out.decode("utf-8", errors="replace"), steps
+        return literal + out.decode("utf-8", errors="replace")
 
     def _step(self, token: int, deadline: _Deadline, what: str) -> None:
-        deadline.check(self._costs.per_decode_step, what)
+        # Look one step ahead, capped so that one slow step cannot lock out decoding.
+        deadline.check(min(self._costs.per_decode_step, MAX_STEP_LOOKAHEAD_S), what)
         started = time.monotonic()
         self._llm.eval([token])
         self._costs.step(time.monotonic() - started)
@@ -723,10 +857,11 @@ class LlmRouter:
         return evaluated
 
     def _eval_chunk(self, chunk: list[int], deadline: _Deadline, what: str) -> None:
-        deadline.check(self._costs.per_prompt_token * len(chunk), what)
-        started = time.monotonic()
+        # No look-ahead here: an estimate inflated by one slow chunk (a busy
+        # box) would refuse every later turn without ever measuring again. A
+        # chunk overruns the deadline by at most ~EVAL_CHUNK tokens' time.
+        deadline.check(0.0, what)
         self._llm.eval(chunk)
-        self._costs.prompt(len(chunk), time.monotonic() - started)
 
     def _cached_prefix_len(self) -> int:
         n = min(self._llm.n_tokens, len(self._prefix))
