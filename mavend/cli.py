@@ -80,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_models(commands)
 
+    from mavend.reminders_cli import register as register_reminders
+
+    register_reminders(commands)
+
     evaluate = _command(commands, "eval", "measure the router or the time resolver on a dataset")
     eval_commands = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     from mavend.router.eval_time import register as register_eval_time
@@ -159,10 +163,26 @@ def describe_decision(d: dict) -> str:
 
 
 def cmd_say(args: argparse.Namespace) -> int:
-    raise NotYetError(
-        "`mavend say` needs the handlers (acts, reminders, facts, notes), which are not built "
-        "yet; `mavend route TEXT` shows what it would do"
-    )
+    from mavend.assistant import open_assistant
+    from mavend.daemon import daemon_pid
+
+    settings = settings_from(args)
+    assistant = open_assistant(settings)
+    try:
+        turn = assistant.handle_text(" ".join(args.text))
+    finally:
+        assistant.store.close()
+    reply = turn.reply
+    print(json.dumps(turn.to_json(), ensure_ascii=False) if args.json else reply.text)
+    if "error" in reply.data:
+        print(f"mavend: {reply.data['error']}", file=sys.stderr)
+    if "reminder_id" in reply.data and daemon_pid(assistant.store.path) is None:
+        # Saved either way; say when it will actually fire.
+        print(
+            "mavend: the daemon is not running: the reminder fires once `mavend run` starts",
+            file=sys.stderr,
+        )
+    return 1 if reply.outcome.is_failure else 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -176,10 +196,13 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"no microphone: {microphone.detail}\n  {microphone.fix}\n"
                 "  `mavend doctor` checks everything mavend needs"
             )
-    raise NotYetError(
-        "the daemon is not built yet; `mavend doctor` checks what is ready and "
-        "`mavend route TEXT` routes an utterance"
-    )
+        raise NotYetError(
+            "the audio front end is not built yet; `mavend run --no-audio` runs everything "
+            "else (reminders, notifications, text turns on stdin)"
+        )
+    from mavend.daemon import run_headless
+
+    return run_headless(settings)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -90,7 +90,7 @@ class RouterSettings:
     llm_max_tokens: int = Field(default=96, ge=16, le=1024)
     classifier_model: str = "use-multilingual-int8"
     # Below this routing confidence (0-1) the assistant asks instead of guessing.
-    clarify_threshold: Probability = 0.4
+    clarify_threshold: Probability = 0.35
     # When the classifier's cosine is at least this, the LLM is not consulted.
     classifier_confident: Probability = 0.9
     # The classifier's share of the vote with the LLM (the rest is the LLM's).

@@ -45,3 +45,19 @@ class DeviceError(MavendError):
 
 class NotYetError(MavendError):
     exit_code = 6
+
+
+class StorageError(MavendError):
+    """The state database cannot be used; the message says what was not saved."""
+
+
+class StorageLockedError(StorageError):
+    """Another process held the database for longer than the busy timeout."""
+
+
+class StorageCorruptError(StorageError):
+    """The database file is not a readable SQLite database."""
+
+
+class NotFoundError(MavendError):
+    """A named thing (a reminder id, say) does not exist."""

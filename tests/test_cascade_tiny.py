@@ -95,3 +95,31 @@ def test_a_missing_llm_file_fails_at_build_not_mid_turn(tmp_path: Path) -> None:
     settings = parse_settings(f'[router]\nllm_model = "{tmp_path / "gone.gguf"}"\n')
     with pytest.raises(ModelMissingError):
         build_router(settings, clock=lambda: NOW)
+
+
+def test_the_evaluated_prefix_is_cached_on_disk_and_restored(tmp_path: Path) -> None:
+    path = write_tiny_qwen2_gguf(tmp_path / "tiny.gguf")
+    settings = RouterSettings(
+        llm_threads=1, llm_context=8192, llm_max_tokens=1024, llm_timeout_s=30.0
+    )
+    first = LlmRouter(path, settings, ActsSettings(), prefix_cache_dir=tmp_path / "cache")
+    first.warm_up()
+    route_first = first.route("what is the weather today")
+    first.close()
+    (cached,) = (tmp_path / "cache").glob("router-prefix-*.kv")
+    assert cached.stat().st_size > 0
+
+    second = LlmRouter(path, settings, ActsSettings(), prefix_cache_dir=tmp_path / "cache")
+    route_second = second.route("what is the weather today")
+    # Restored, not re-evaluated: only the user turn was evaluated, same answer.
+    assert route_second.evaluated_tokens == route_first.evaluated_tokens < second.prefix_tokens
+    assert (route_second.intent, route_second.confidence) == (
+        route_first.intent,
+        route_first.confidence,
+    )
+    second.close()
+
+    cached.write_bytes(b"garbage")  # a torn or foreign cache file is ignored and rebuilt
+    third = LlmRouter(path, settings, ActsSettings(), prefix_cache_dir=tmp_path / "cache")
+    assert third.route("what is the weather today").intent == route_first.intent
+    third.close()

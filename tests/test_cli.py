@@ -99,10 +99,13 @@ def test_run_without_a_microphone_says_so_and_points_to_doctor() -> None:
     assert "no microphone" in result.stderr and "mavend doctor" in result.stderr
 
 
-@pytest.mark.parametrize("command", [["run", "--no-audio"], ["say", "hello"]])
-def test_unbuilt_parts_say_so_and_exit_6(command: list[str]) -> None:
-    result = mavend(*command)
-    assert result.returncode == 6 and "not built yet" in result.stderr
+def test_say_runs_a_turn_and_run_no_audio_is_the_daemon() -> None:
+    # `say` goes through the handlers now; `run --no-audio` is covered as a real
+    # process in tests/test_daemon.py (it runs until SIGTERM).
+    result = mavend("say", "set a timer for ten minutes")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Timer set for 10 minutes")
+    assert "--no-audio" in mavend("run", "--help").stdout
 
 
 def test_logging_under_systemd_has_priority_prefix_and_no_timestamp(tmp_path: Path) -> None:

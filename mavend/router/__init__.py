@@ -136,6 +136,7 @@ def _load_classifier(settings: Settings, path: Path):
 
 
 def _load_llm(settings: Settings, path: Path):
+    from mavend import paths
     from mavend.router.llm import LlmRouter
 
-    return LlmRouter(path, settings.router, settings.acts)
+    return LlmRouter(path, settings.router, settings.acts, prefix_cache_dir=paths.cache_dir())

@@ -87,7 +87,7 @@ class RoutePolicy:
       `clarify_threshold` the gate asks, naming the top candidates.
     """
 
-    clarify_threshold: float = 0.4
+    clarify_threshold: float = 0.35
     classifier_confident: float = 0.9
     classifier_weight: float = 0.7
     use_llm: bool = True

@@ -1,0 +1,265 @@
+"""The turn pipeline shared by `mavend say` and the daemon.
+
+    text -> (a pending "yes"?) -> (a reminder command?) -> router -> handler -> reply -> turn log
+
+State that spans turns lives in the database, not in this object, so it spans
+processes too: a destructive act asked about by one `mavend say` is confirmed
+by the next ("yes"), and "repeat" repeats the last logged reply.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import Any
+
+from mavend.config import Settings
+from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
+from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
+from mavend.handlers.act import CONFIRM_KEY
+from mavend.handlers.common import ChatLlm, Clock, Embedder
+from mavend.router.decision import Decision, Intent, Slots, Stage
+from mavend.router.grammar import normalize
+from mavend.store import Store
+
+log = logging.getLogger(__name__)
+
+# Whole utterances (normalized) that answer a pending "Do you want me to ...?".
+_YES = "yes|yeah|yep|yup|yes please|sure|do it|go ahead|confirm|ok|okay|yes do it|please do"
+_NO = "no|nope|don't|dont|do not|cancel|stop|never mind|nevermind|no thanks|forget it|abort"
+YES = frozenset(_YES.split("|"))
+NO = frozenset(_NO.split("|"))
+
+
+@dataclass(frozen=True)
+class Turn:
+    utterance: str
+    decision: Decision | None
+    reply: Reply
+    duration_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "utterance": self.utterance,
+            "decision": self.decision.to_json() if self.decision else None,
+            "reply": self.reply.to_json(),
+            "duration_ms": round(self.duration_ms, 1),
+        }
+
+
+class Assistant:
+    """One turn at a time: route, handle, log. Thread-safe."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        router: Any,
+        *,
+        clock: Clock,
+        tz: tzinfo,
+        embedder: Callable[[], Embedder | None] | None = None,
+        chat_llm: Callable[[], ChatLlm | None] | None = None,
+        on_reminders_changed: Callable[[], None] = lambda: None,
+    ):
+        self.settings = settings
+        self.store = store
+        self.router = router
+        grammar = getattr(router, "grammar", None)
+        system_commands = [
+            name.partition(".")[2]
+            for name in (grammar.intent_names if grammar is not None else [])
+            if name.startswith("system.")
+        ]
+        self.ctx = HandlerContext(
+            settings=settings,
+            store=store,
+            tz=tz,
+            clock=clock,
+            embedder=embedder or router_embedder(router),
+            chat_llm=chat_llm or router_chat_llm(router),
+            on_reminders_changed=on_reminders_changed,
+            system_commands=system_commands,
+        )
+        self.handler = TurnHandler(self.ctx)
+        self._lock = threading.Lock()
+
+    def handle_text(self, text: str) -> Turn:
+        started = time.monotonic()
+        with self._lock:
+            decision: Decision | None = None
+            try:
+                decision, reply = self._turn(text)
+            except StorageError as exc:
+                log.error("turn failed: %s", exc)
+                reply = Reply(
+                    f"Sorry, I couldn't save that: {storage_reason(exc)}. Nothing was saved.",
+                    Outcome.FAILED,
+                    storage_class(exc),
+                    {"error": str(exc)},
+                )
+            except MavendError as exc:
+                log.error("turn failed: %s", exc)
+                reply = Reply(f"Sorry, that failed: {exc}", Outcome.FAILED, type(exc).__name__)
+            except Exception:  # a bug in one handler must not end the daemon
+                log.exception("turn failed")
+                reply = Reply("Sorry, something went wrong.", Outcome.FAILED, "internal")
+            duration = (time.monotonic() - started) * 1000.0
+            self._log(text, decision, reply, duration)
+        return Turn(text, decision, reply, duration)
+
+    # the pipeline --------------------------------------------------------
+    def _turn(self, text: str) -> tuple[Decision | None, Reply]:
+        utterance = text.strip()
+        said = self._plain(utterance)
+        if not said:
+            return None, Reply("I didn't catch anything.", Outcome.ASKED)
+        confirmed = self._confirmation(utterance, said)
+        if confirmed is not None:
+            return confirmed
+        command = parse_command(said)
+        if command is not None:
+            decision = Decision(
+                utterance=utterance,
+                stage=Stage.GRAMMAR,
+                intent=Intent.REMINDER,
+                confidence=1.0,
+                slots=Slots(text=said),
+                source_anchored=True,
+                decided_by="reminder-command",
+            )
+            return decision, self.handler.command(command)
+        decision = self.router.route(utterance)
+        return decision, self.handler.handle(decision)
+
+    def _confirmation(self, utterance: str, said: str) -> tuple[Decision, Reply] | None:
+        """A yes/no to a pending destructive act; any other turn drops the question."""
+        session = self.ctx.session
+        entry = session.get_with_expiry(CONFIRM_KEY)
+        if entry is None:
+            return None
+        pending, expires = entry
+        taken = session.pop(CONFIRM_KEY)  # atomic: only one turn can take it
+        if taken is None or (said not in YES and said not in NO):
+            return None  # the user moved on: the question lapses, this turn routes normally
+        decision = Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=Intent.ACT,
+            confidence=1.0,
+            slots=Slots(
+                fn=str(pending.get("act", "")),
+                args=dict(pending.get("args") or {}),
+                has_fn=True,
+                text=said,
+            ),
+            decided_by="confirmation",
+        )
+        if said in NO:
+            return decision, Reply("OK, I won't.")
+        if expires is not None and expires < self.ctx.now().timestamp():
+            timeout = self.settings.acts.confirm_timeout_s
+            return decision, Reply(
+                f"Too late: a yes counts for {timeout:g} seconds. Ask again if you still want it.",
+                Outcome.REFUSED,
+                "confirm_expired",
+            )
+        return decision, self.handler.acts.run_confirmed(pending)
+
+    def _plain(self, utterance: str) -> str:
+        grammar = getattr(self.router, "grammar", None)
+        said = normalize(utterance)
+        return normalize(grammar.strip_wake_word(said)) if grammar is not None else said
+
+    def _log(self, text: str, decision: Decision | None, reply: Reply, duration: float) -> None:
+        try:
+            self.ctx.turns.add(
+                self.ctx.now(),
+                text,
+                intent=str(decision.intent) if decision else "",
+                decision=decision.to_json() if decision else None,
+                reply=reply.text,
+                outcome=str(reply.outcome),
+                error_class=reply.error_class,
+                duration_ms=duration,
+            )
+        except StorageError as exc:
+            log.error("the turn could not be logged: %s", exc)
+
+
+def storage_class(exc: StorageError) -> str:
+    if isinstance(exc, StorageLockedError):
+        return "storage_locked"
+    if isinstance(exc, StorageCorruptError):
+        return "storage_corrupt"
+    return "storage"
+
+
+def storage_reason(exc: StorageError) -> str:
+    if isinstance(exc, StorageLockedError):
+        return "the database is locked by another program"
+    if isinstance(exc, StorageCorruptError):
+        return "the database file is damaged"
+    return "the database failed"
+
+
+def router_embedder(router: Any) -> Callable[[], Embedder | None]:
+    """The classifier's sentence embedder (loaded on first use), or None without one."""
+
+    def get() -> Embedder | None:
+        classifier = getattr(router, "classifier", None)
+        if classifier is None:
+            return None
+        try:
+            return getattr(classifier, "embedder", None)
+        except Exception as exc:  # a missing model: notes are kept without embeddings
+            log.warning("no sentence embedder: %s", exc)
+            return None
+
+    return get
+
+
+def router_chat_llm(router: Any) -> Callable[[], ChatLlm | None]:
+    """The router's LLM for free replies (loaded on first use), or None when off."""
+
+    def get() -> ChatLlm | None:
+        llm = getattr(router, "llm", None)
+        if llm is None:
+            return None
+        try:
+            return llm if callable(getattr(llm, "complete_chat", None)) else None
+        except Exception as exc:
+            log.warning("no LLM for replies: %s", exc)
+            return None
+
+    return get
+
+
+def open_assistant(
+    settings: Settings,
+    *,
+    router: Any = None,
+    clock: Clock | None = None,
+    on_reminders_changed: Callable[[], None] = lambda: None,
+) -> Assistant:
+    """The real wiring: the database, the user's clock and the router (models load lazily)."""
+    from mavend.clock import system_clock, user_timezone
+
+    tz = user_timezone(settings.reminders.timezone)
+    clock = clock or system_clock(tz)
+    store = Store.open(settings)
+    try:
+        if router is None:
+            from mavend.router import build_router
+
+            router = build_router(settings, clock=clock)
+    except BaseException:
+        store.close()
+        raise
+    return Assistant(
+        settings, store, router, clock=clock, tz=tz, on_reminders_changed=on_reminders_changed
+    )

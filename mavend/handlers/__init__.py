@@ -1,0 +1,77 @@
+"""Handlers: one per intent; `TurnHandler.handle(decision)` returns a short `Reply`.
+
+    act       run an allowlisted argv (destructive ones after a spoken "yes")
+    reminder  set one (timers too); list, cancel, snooze
+    fact      log key/value/time; note: text + embedding
+    query     answer from the clock, reminders, facts, notes (recall), or the LLM
+    chat      a short LLM reply; system: stop, cancel, repeat, help, volume, listening
+
+State lives in the shared SQLite database (`mavend.store`), so `mavend say`
+and the daemon see the same facts, notes and reminders.
+"""
+
+from __future__ import annotations
+
+from mavend.handlers.act import ActHandler
+from mavend.handlers.chat import ChatHandler
+from mavend.handlers.common import HandlerContext, Outcome, Reply, looks_like_question
+from mavend.handlers.fact import FactHandler
+from mavend.handlers.note import NoteHandler
+from mavend.handlers.query import QueryHandler
+from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
+from mavend.handlers.system import SystemHandler
+from mavend.router.decision import Decision, Intent
+
+__all__ = [
+    "HandlerContext",
+    "Outcome",
+    "ReminderCommand",
+    "Reply",
+    "TurnHandler",
+    "parse_command",
+]
+
+
+class TurnHandler:
+    """Dispatches a decision to its intent's handler."""
+
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+        self.acts = ActHandler(ctx)
+        self.reminders = ReminderHandler(ctx)
+        self.facts = FactHandler(ctx)
+        self.notes = NoteHandler(ctx)
+        self.chat = ChatHandler(ctx)
+        self.query = QueryHandler(ctx, self.chat, self.reminders)
+        self.system = SystemHandler(ctx, self.acts)
+
+    def handle(self, decision: Decision) -> Reply:
+        clarify = decision.clarify
+        if clarify is not None and clarify.kind != "slot":
+            # The router could not tell what is wanted: ask its question.
+            return Reply(clarify.question, Outcome.ASKED)
+        intent = decision.intent
+        if intent in (Intent.FACT, Intent.NOTE) and looks_like_question(decision.utterance):
+            # A question is never stored: "where did I put my passport" routed
+            # as a note is a query about notes.
+            return self.query.handle(decision)
+        if intent == Intent.ACT:
+            return self.acts.handle(decision)
+        if intent == Intent.REMINDER:
+            return self.reminders.handle(decision)
+        if intent == Intent.FACT:
+            saved = self.facts.handle(decision)
+            if saved is not None:
+                return saved
+            # No key/value found: keep the words as a note rather than lose them.
+            return self.notes.save(decision.utterance.strip(), prefix="Saved as a note")
+        if intent == Intent.NOTE:
+            return self.notes.handle(decision)
+        if intent == Intent.QUERY:
+            return self.query.handle(decision)
+        if intent == Intent.SYSTEM:
+            return self.system.handle(decision)
+        return self.chat.handle(decision)
+
+    def command(self, command: ReminderCommand) -> Reply:
+        return self.reminders.command(command)

@@ -1,0 +1,239 @@
+"""act: run an allowlisted program as argv (never through a shell).
+
+Only what `[[acts.allow]]` names can run, with slot values checked against
+their declared type again here (a decision can come from anywhere: the router,
+a continuation, a test). A destructive act first asks for a spoken "yes"; the
+pending request lives in the session table, so `mavend say "yes"` in another
+process can confirm it. Every run is logged with its exit code, output and a
+coarse error class, which the memory work learns from.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mavend.config import ActSlot, ActSpec
+from mavend.handlers.common import HandlerContext, Outcome, Reply, first_line, human_list
+from mavend.router.decision import Decision
+
+log = logging.getLogger(__name__)
+
+CONFIRM_KEY = "confirm"
+
+
+@dataclass(frozen=True)
+class ActResult:
+    argv: tuple[str, ...]
+    exit_code: int | None
+    error_class: str  # "" on success
+    stdout: str
+    stderr: str
+    duration_ms: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.error_class
+
+
+def run_argv(argv: Sequence[str], timeout_s: float) -> ActResult:
+    """Run `argv` without a shell; kill its whole process group on timeout."""
+    started = time.monotonic()
+
+    def result(code: int | None, error: str, out: bytes = b"", err: bytes = b"") -> ActResult:
+        return ActResult(
+            tuple(argv),
+            code,
+            error,
+            out.decode("utf-8", "replace"),
+            err.decode("utf-8", "replace"),
+            (time.monotonic() - started) * 1000.0,
+        )
+
+    try:
+        # Its own session: on timeout the act and anything it started are killed.
+        proc = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    except FileNotFoundError as exc:
+        return result(None, "not_found", err=str(exc).encode())
+    except PermissionError as exc:
+        return result(None, "permission", err=str(exc).encode())
+    except OSError as exc:
+        return result(None, "os_error", err=str(exc).encode())
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return result(proc.returncode, "timeout", out, err)
+    if proc.returncode < 0:
+        return result(proc.returncode, "signal", out, err)
+    if proc.returncode > 0:
+        return result(proc.returncode, "exit_status", out, err)
+    return result(0, "", out, err)
+
+
+def check_args(act: ActSpec, args: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The validated arguments, or an explanation of the first bad one."""
+    valid: dict[str, str] = {}
+    for name, slot in act.slots.items():
+        value = str(args.get(name, "")).strip()
+        if not value:
+            return valid, f"To {describe(act)}, which {name}? {allowed_values(name, slot)}"
+        if not slot_accepts(slot, value):
+            return valid, (
+                f"I can't {describe(act)} with {name} {value!r}. {allowed_values(name, slot)}"
+            )
+        valid[name] = value
+    return valid, ""
+
+
+def slot_accepts(slot: ActSlot, value: str) -> bool:
+    if slot.type == "enum":
+        return value in slot.values
+    if slot.type == "int":
+        if not re.fullmatch(r"-?\d+", value):
+            return False
+        number = int(value)
+        return (slot.min is None or number >= slot.min) and (slot.max is None or number <= slot.max)
+    return re.fullmatch(slot.pattern, value) is not None
+
+
+def allowed_values(name: str, slot: ActSlot) -> str:
+    if slot.type == "enum":
+        return f"Allowed {name}s: {', '.join(slot.values)}."
+    if slot.type == "int":
+        low = "any" if slot.min is None else slot.min
+        high = "any" if slot.max is None else slot.max
+        return f"The {name} must be a whole number from {low} to {high}."
+    return f"The {name} must match {slot.pattern}."
+
+
+def describe(act: ActSpec) -> str:
+    return act.description or act.name.replace("_", " ")
+
+
+def build_argv(act: ActSpec, args: Mapping[str, str]) -> tuple[str, ...]:
+    # Each slot fills its place inside one argv element; a value can never
+    # become a second argument or an option of its own.
+    return tuple(part.format(**args) for part in act.argv)
+
+
+class ActHandler:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def handle(self, decision: Decision) -> Reply:
+        act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
+        if act is None:
+            return self.refuse()
+        if decision.clarify is not None:
+            # The router's question already lists what the slot allows.
+            return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
+        return self.request(act, decision.slots.args)
+
+    def request(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+        valid, problem = check_args(act, args)
+        if problem:
+            return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
+        if act.destructive:
+            return self.ask_confirmation(act, valid)
+        return self.run(act, valid)
+
+    def run_named(self, name: str) -> Reply | None:
+        """Run an act by name (louder -> volume_up); None when it is not allowlisted."""
+        act = self.ctx.settings.acts.get(name)
+        return None if act is None else self.request(act, {})
+
+    def refuse(self) -> Reply:
+        return Reply(
+            f"I can't do that: it isn't on my list of allowed actions. I can {self.allowed()}.",
+            Outcome.REFUSED,
+            "not_allowed",
+        )
+
+    def allowed(self) -> str:
+        acts = self.ctx.settings.acts.allow
+        return (
+            human_list([describe(a) for a in acts]) if acts else "run nothing (the list is empty)"
+        )
+
+    # confirmation --------------------------------------------------------
+    def ask_confirmation(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+        timeout = self.ctx.settings.acts.confirm_timeout_s
+        now = self.ctx.now()
+        self.ctx.session.put(
+            CONFIRM_KEY,
+            {"act": act.name, "args": dict(args), "asked_at": now.timestamp()},
+            expires_ts=now.timestamp() + timeout,
+        )
+        target = f" {' '.join(args.values())}" if args else ""
+        return Reply(
+            f"Do you want me to {describe(act)}{target}? Say yes within {timeout:g} seconds.",
+            Outcome.CONFIRM,
+            data={"act": act.name, "args": dict(args)},
+        )
+
+    def run_confirmed(self, pending: Mapping[str, object]) -> Reply:
+        act = self.ctx.settings.acts.get(str(pending.get("act", "")))
+        if act is None:  # the config changed since the question
+            return self.refuse()
+        args = pending.get("args") or {}
+        valid, problem = check_args(act, args if isinstance(args, Mapping) else {})
+        if problem:
+            return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
+        return self.run(act, valid)
+
+    # running -------------------------------------------------------------
+    def run(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+        argv = build_argv(act, args)
+        log.info("running act %s: %s", act.name, argv)
+        result = run_argv(argv, act.timeout_s)
+        self.ctx.acts.add(
+            self.ctx.now(),
+            act.name,
+            argv,
+            exit_code=result.exit_code,
+            error_class=result.error_class,
+            stdout=result.stdout,
+            stderr=result.stderr,
+            duration_ms=result.duration_ms,
+        )
+        data = {"act": act.name, "exit_code": result.exit_code, "argv": list(argv)}
+        if result.ok:
+            said = first_line(result.stdout)
+            return Reply(f"Done: {said}" if said else f"Done: {describe(act)}.", data=data)
+        log.warning("act %s failed (%s): %s", act.name, result.error_class, result.stderr[-500:])
+        return Reply(failure_text(act, result), Outcome.FAILED, result.error_class, data)
+
+
+def failure_text(act: ActSpec, result: ActResult) -> str:
+    what = describe(act)
+    program = result.argv[0]
+    if result.error_class == "not_found":
+        return f"I couldn't {what}: {program} is not installed."
+    if result.error_class == "permission":
+        return f"I couldn't {what}: I'm not allowed to run {program}."
+    if result.error_class == "timeout":
+        return f"I stopped trying to {what}: it took longer than {act.timeout_s:g} seconds."
+    if result.error_class == "signal":
+        return f"I couldn't {what}: {program} was killed (signal {-(result.exit_code or 0)})."
+    if result.error_class == "exit_status":
+        detail = first_line(result.stderr) or first_line(result.stdout)
+        return f"I couldn't {what}: {program} failed (exit {result.exit_code})" + (
+            f": {detail}" if detail else "."
+        )
+    return f"I couldn't {what}: {first_line(result.stderr) or result.error_class}."

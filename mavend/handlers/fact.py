@@ -1,0 +1,203 @@
+"""fact: log structured first-person state (key, value, time), and answer from it.
+
+Questions answered from facts alone, deterministically (no model):
+"when did I last water the plants", "how many coffees did I have today",
+"how much did I sleep this week", "did I take my pills today".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from mavend.handlers.common import HandlerContext, Outcome, Reply, content_stems, stem
+from mavend.router.decision import Decision
+from mavend.router.grammar import normalize
+from mavend.router.slots import parse_number
+from mavend.scheduler import spoken_time
+from mavend.store import Fact
+
+_WHEN_LAST = re.compile(
+    r"^(?:when|what time|what day) did i (?:last |most recently )?(?P<what>.+?)(?: last)?$"
+)
+_HOW_MUCH = re.compile(r"^how (?P<how>much|many|long|often) (?P<what>.+)$")
+_DID_I = re.compile(r"^(?:did|have) i (?:already )?(?P<what>.+)$")
+_PERIODS = ("today", "yesterday", "this week", "last week", "this month")
+
+
+def fact_phrase(key: str, value: str) -> str:
+    """How a fact reads back: "watered the plants", "coffees: two"."""
+    words = key.replace("_", " ")
+    if stem(key) != key and key.endswith("ed"):  # a verb in the past: "watered"
+        return words if value in ("", "done") else f"{words} {value}"
+    return f"{words}: {value}" if value else words
+
+
+class FactHandler:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def handle(self, decision: Decision) -> Reply | None:
+        """Save the fact; None when there is no key (the caller saves a note instead)."""
+        slots = decision.slots
+        if not slots.has_key or not slots.key:
+            return None
+        utterance = decision.utterance.strip()
+        vector, embedder = self.ctx.embed(utterance or f"{slots.key} {slots.value}")
+        fact = self.ctx.facts.add(
+            slots.key,
+            slots.value,
+            self.ctx.now(),
+            utterance=utterance,
+            embedding=vector,
+            embedder=embedder,
+        )
+        return Reply(
+            f"Noted: {fact_phrase(fact.key, fact.value)}.",
+            data={"fact_id": fact.id, "key": fact.key, "value": fact.value},
+        )
+
+
+@dataclass(frozen=True)
+class Period:
+    name: str
+    start: datetime | None
+    end: datetime | None
+
+
+class FactQueries:
+    """Answers from the facts table, or None when the question is not about facts."""
+
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def answer(self, question: str) -> Reply | None:
+        said = normalize(question).replace("?", "")
+        if match := _WHEN_LAST.match(said):
+            return self._when_last(match["what"])
+        if match := _HOW_MUCH.match(said):
+            return self._how_much(match["how"], match["what"])
+        if match := _DID_I.match(said):
+            return self._did_i(match["what"])
+        return None
+
+    def _when_last(self, what: str) -> Reply | None:
+        fact = self._best_fact(_strip_period(what))
+        if fact is None:
+            return None
+        now = self.ctx.now()
+        return Reply(
+            f"You last logged {fact_phrase(fact.key, fact.value)} at {spoken_time(fact.at, now)}.",
+            data={"fact_id": fact.id},
+        )
+
+    def _how_much(self, how: str, what: str) -> Reply | None:
+        period = self._period(what)
+        best = self._best_fact(_strip_period(what))
+        if best is None:
+            return None
+        rows = self.ctx.facts.between(best.key, period.start, period.end)
+        label = best.key.replace("_", " ")
+        if not rows:
+            return Reply(f"Nothing logged for {label} {period.name}.", data={"key": best.key})
+        if how == "often":
+            return Reply(
+                f"You logged {label} {_times(len(rows))} {period.name}.",
+                data={"key": best.key, "count": len(rows)},
+            )
+        total, unit = _total(rows)
+        amount = f"{total:g} {_unit_label(unit, label, total)}"
+        return Reply(
+            f"You logged {amount} {period.name} ({_times(len(rows))}).",
+            data={"key": best.key, "total": total, "count": len(rows)},
+        )
+
+    def _did_i(self, what: str) -> Reply | None:
+        period = self._period(what)
+        best = self._best_fact(_strip_period(what))
+        if best is None:
+            return None
+        rows = self.ctx.facts.between(best.key, period.start, period.end, newest_first=True)
+        now = self.ctx.now()
+        if rows:
+            latest = rows[0]
+            return Reply(
+                f"Yes: you logged {fact_phrase(latest.key, latest.value)} at "
+                f"{spoken_time(latest.at, now)}.",
+                data={"fact_id": latest.id},
+            )
+        return Reply(
+            f"Not {period.name}, as far as I know. The last time you logged "
+            f"{fact_phrase(best.key, best.value)} was {spoken_time(best.at, now)}.",
+            Outcome.DONE,
+            data={"fact_id": best.id},
+        )
+
+    def _best_fact(self, what: str) -> Fact | None:
+        """The newest fact that best matches the words (key counts double)."""
+        wanted = content_stems(what)
+        if not wanted:
+            return None
+        best: tuple[int, Fact] | None = None
+        for fact, _, _ in self.ctx.facts.recent(limit=2000):
+            key_stems = content_stems(fact.key.replace("_", " "))
+            score = 2 * len(wanted & key_stems) + len(wanted & content_stems(fact.value))
+            # Newest first, so a tie keeps the newest.
+            if score >= 2 and (best is None or score > best[0]):
+                best = (score, fact)
+        return best[1] if best else None
+
+    def _period(self, what: str) -> Period:
+        now = self.ctx.now()
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        monday = midnight - timedelta(days=midnight.weekday())
+        said = normalize(what)
+        if "yesterday" in said:
+            return Period("yesterday", midnight - timedelta(days=1), midnight)
+        if "last week" in said:
+            return Period("last week", monday - timedelta(days=7), monday)
+        if "this week" in said:
+            return Period("this week", monday, None)
+        if "this month" in said:
+            return Period("this month", midnight.replace(day=1), None)
+        return Period("today", midnight, None)
+
+
+def _strip_period(what: str) -> str:
+    said = normalize(what)
+    for period in _PERIODS:
+        said = said.replace(period, " ")
+    return " ".join(said.split())
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else "twice" if count == 2 else f"{count} times"
+
+
+def _quantity(value: str) -> tuple[float, str]:
+    """'two' -> (2, ''), '7 hours' -> (7, 'hours'), 'a glass of' -> (1, 'glass')."""
+    words = normalize(value).split()
+    for size in (2, 1):
+        head = " ".join(words[:size])
+        number = 1 if head in ("a", "an", "one") else parse_number(head) if head else None
+        if number is not None:
+            unit = [w for w in words[size:] if w != "of"]
+            return float(number), " ".join(unit)
+    return 1.0, ""
+
+
+def _total(rows: list[Fact]) -> tuple[float, str]:
+    quantities = [_quantity(r.value) for r in rows]
+    units = Counter(unit for _, unit in quantities if unit)
+    unit = units.most_common(1)[0][0] if units else ""
+    return sum(q for q, _ in quantities), unit
+
+
+def _unit_label(unit: str, label: str, total: float) -> str:
+    if not unit:
+        return label
+    if total != 1 and not unit.endswith("s"):
+        unit += "es" if unit.endswith(("s", "sh", "ch", "x")) else "s"
+    return unit if stem(unit) == stem(label) else f"{unit} of {label}"

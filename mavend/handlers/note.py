@@ -1,0 +1,22 @@
+"""note: free text kept with its sentence embedding, for recall by meaning later."""
+
+from __future__ import annotations
+
+from mavend.handlers.common import HandlerContext, Reply
+from mavend.router.decision import Decision
+
+ECHO_CHARS = 80
+
+
+class NoteHandler:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def handle(self, decision: Decision) -> Reply:
+        return self.save(decision.slots.text.strip() or decision.utterance.strip())
+
+    def save(self, text: str, *, prefix: str = "Noted") -> Reply:
+        vector, embedder = self.ctx.embed(text)
+        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
+        echo = text if len(text) <= ECHO_CHARS else text[: ECHO_CHARS - 1] + "…"
+        return Reply(f"{prefix}: {echo}", data={"note_id": note.id})

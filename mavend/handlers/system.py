@@ -1,0 +1,64 @@
+"""system: stop, cancel, repeat, help, louder/quieter, pause/resume listening."""
+
+from __future__ import annotations
+
+from mavend.handlers.act import CONFIRM_KEY, ActHandler
+from mavend.handlers.common import HandlerContext, Outcome, Reply, human_list
+from mavend.router.decision import Decision
+
+LISTENING_KEY = "listening"
+VOLUME_ACTS = {"louder": "volume_up", "quieter": "volume_down"}
+
+
+class SystemHandler:
+    def __init__(self, ctx: HandlerContext, acts: ActHandler):
+        self.ctx = ctx
+        self.acts = acts
+
+    def handle(self, decision: Decision) -> Reply:
+        command = decision.slots.fn if decision.slots.has_fn else ""
+        if command in ("stop", "cancel"):
+            dropped = self.ctx.session.pop(CONFIRM_KEY) is not None
+            if command == "stop":
+                return Reply("Okay.")
+            return Reply("Cancelled." if dropped else "There's nothing to cancel.")
+        if command == "repeat":
+            return self.repeat()
+        if command == "help":
+            return self.help()
+        if command in VOLUME_ACTS:
+            reply = self.acts.run_named(VOLUME_ACTS[command])
+            if reply is None:
+                return Reply(
+                    f"Volume control isn't on my list of allowed actions "
+                    f"(add a {VOLUME_ACTS[command]} act to the config).",
+                    Outcome.REFUSED,
+                    "not_allowed",
+                )
+            return reply
+        if command in ("pause_listening", "resume_listening"):
+            listening = command == "resume_listening"
+            self.ctx.session.put(LISTENING_KEY, listening)
+            return Reply(
+                "Listening again."
+                if listening
+                else "I've stopped listening for the wake word. Say resume listening to "
+                "turn it back on.",
+            )
+        return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED)
+
+    def repeat(self) -> Reply:
+        # Called before this turn is logged: the last logged turn is the one before.
+        last = self.ctx.turns.last()
+        if last is None or not last.reply:
+            return Reply("I haven't said anything yet.")
+        return Reply(last.reply, data={"turn_id": last.id})
+
+    def help(self) -> Reply:
+        commands = [c.replace("_", " ") for c in self.ctx.system_commands]
+        say = f" Say {human_list(commands, conjunction='or')} any time." if commands else ""
+        return Reply(
+            "I can set reminders and timers, take notes and find them again, log things "
+            "like 'I drank a coffee' and answer 'when did I last' or 'how many today', "
+            f"answer questions, and {self.acts.allowed()}.{say}"
+        )

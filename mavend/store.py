@@ -1,0 +1,583 @@
+"""The state database: one SQLite file (WAL) shared by the daemon and the CLI.
+
+Tables: facts (key, value, time), notes (text, embedding, time), turns (the log
+of utterance, decision, outcome), act_runs (what an act did and how it failed),
+reminders and their firings (see `mavend.scheduler`), a small session table
+(a pending confirmation, the listening flag), and APScheduler's job table, which
+the scheduler's SQLAlchemy job store creates in the same file.
+
+Each thread gets its own connection (sqlite3 connections must not be shared
+between threads mid-transaction). Writes run in `BEGIN IMMEDIATE` transactions,
+so two processes (`mavend say` and the daemon) never interleave a
+read-modify-write. SQLite errors become `StorageError`s whose message names the
+file and says what to do; nothing here fails silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mavend.config import Settings
+from mavend.errors import StorageCorruptError, StorageError, StorageLockedError
+
+log = logging.getLogger(__name__)
+
+# How long a writer waits for another process's transaction before giving up.
+# Transactions here last milliseconds; seconds of waiting means something is stuck.
+DEFAULT_TIMEOUT_S = 5.0
+
+# Each migration is a list of statements, applied once, in order, in one
+# transaction; `PRAGMA user_version` records how many have been applied.
+# Never edit a released migration: append a new one.
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            at TEXT NOT NULL,           -- ISO 8601 in the user's time zone
+            at_ts REAL NOT NULL,        -- the same instant, Unix seconds (for ranges)
+            utterance TEXT NOT NULL DEFAULT '',
+            embedding BLOB,             -- float32, filled in when an embedder is at hand
+            embedder TEXT NOT NULL DEFAULT ''
+        )""",
+        "CREATE INDEX facts_key_at ON facts (key, at_ts)",
+        """CREATE TABLE notes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            at TEXT NOT NULL,
+            at_ts REAL NOT NULL,
+            embedding BLOB,
+            embedder TEXT NOT NULL DEFAULT ''
+        )""",
+        """CREATE TABLE turns (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            at_ts REAL NOT NULL,
+            utterance TEXT NOT NULL,
+            intent TEXT NOT NULL DEFAULT '',
+            decision TEXT,              -- Decision.to_json(), as JSON
+            reply TEXT NOT NULL DEFAULT '',
+            outcome TEXT NOT NULL,
+            error_class TEXT NOT NULL DEFAULT '',
+            duration_ms REAL NOT NULL DEFAULT 0
+        )""",
+        """CREATE TABLE act_runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            at_ts REAL NOT NULL,
+            name TEXT NOT NULL,
+            argv TEXT NOT NULL,         -- JSON list
+            exit_code INTEGER,
+            error_class TEXT NOT NULL DEFAULT '',
+            stdout TEXT NOT NULL DEFAULT '',
+            stderr TEXT NOT NULL DEFAULT '',
+            duration_ms REAL NOT NULL DEFAULT 0
+        )""",
+        """CREATE TABLE reminders (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: job ids derive from it
+            text TEXT NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'reminder',
+            fire_at TEXT NOT NULL,      -- absolute, ISO 8601 in the user's zone; never a phrase
+            fire_ts REAL NOT NULL,
+            tz TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending'
+                CHECK (status IN ('pending', 'fired', 'done', 'cancelled', 'missed')),
+            snoozes INTEGER NOT NULL DEFAULT 0
+        )""",
+        "CREATE INDEX reminders_status ON reminders (status, fire_ts)",
+        # One row per firing. The key (reminder, due time) is what makes a double
+        # fire impossible: a second attempt to fire the same due time conflicts.
+        """CREATE TABLE firings (
+            reminder_id INTEGER NOT NULL REFERENCES reminders (id),
+            due TEXT NOT NULL,
+            fired_at TEXT NOT NULL,
+            late INTEGER NOT NULL DEFAULT 0,
+            delivered_at TEXT,
+            notification_id INTEGER,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (reminder_id, due)
+        )""",
+        "CREATE INDEX firings_undelivered ON firings (delivered_at)",
+        """CREATE TABLE session (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL,        -- JSON
+            expires_ts REAL             -- NULL: until replaced
+        )""",
+    ),
+)
+
+
+def schema_version() -> int:
+    return len(MIGRATIONS)
+
+
+class Store:
+    """The database file, its migrations and one connection per thread."""
+
+    def __init__(self, path: Path, *, timeout_s: float = DEFAULT_TIMEOUT_S):
+        self.path = Path(path)
+        self.timeout_s = timeout_s
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the data directory {self.path.parent}: {exc}"
+            ) from exc
+        self._migrate()
+
+    @classmethod
+    def open(cls, settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Store:
+        return cls(settings.storage.database_path(), timeout_s=timeout_s)
+
+    # connections ---------------------------------------------------------
+    def connection(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            with self.translate():
+                conn = self._connect()
+            self._local.conn = conn
+            with self._lock:
+                self._connections.append(conn)
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit transactions; `write()` opens them.
+        conn = sqlite3.connect(
+            self.path, timeout=self.timeout_s, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.row_factory = sqlite3.Row
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                log.warning(
+                    "%s: SQLite kept journal mode %r (WAL unsupported here)", self.path, mode
+                )
+            # FULL: a committed firing survives a power cut, not just a crash.
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @contextmanager
+    def translate(self, doing: str = "") -> Iterator[None]:
+        """Turn sqlite3 errors into StorageErrors that say what happened and what to do."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise storage_error(self.path, exc, doing) from exc
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        conn = self.connection()
+        with self.translate():
+            yield conn
+
+    @contextmanager
+    def write(self, doing: str = "") -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction: committed when the block ends, rolled back on error."""
+        conn = self.connection()
+        with self.translate(doing):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (PRAGMA data_version)."""
+        with self.read() as conn:
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error:  # closing is best effort
+                log.debug("closing a connection failed", exc_info=True)
+        self._local = threading.local()
+
+    # migrations ----------------------------------------------------------
+    def _migrate(self) -> None:
+        # Read first: an up-to-date file (every start but the first) needs no write lock.
+        with self.read() as conn:
+            if int(conn.execute("PRAGMA user_version").fetchone()[0]) == len(MIGRATIONS):
+                return
+        with self.write("upgrading the database schema") as conn:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > len(MIGRATIONS):
+                raise StorageError(
+                    f"{self.path} has schema version {version}, newer than this mavend "
+                    f"understands ({len(MIGRATIONS)}): upgrade mavend, or point "
+                    "[storage] database at another file"
+                )
+            for number in range(version + 1, len(MIGRATIONS) + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    conn.execute(statement)
+                # PRAGMA takes no parameters; `number` is an int from range().
+                conn.execute(f"PRAGMA user_version = {number}")
+                log.info("%s: schema migrated to version %d", self.path, number)
+
+    def version(self) -> int:
+        with self.read() as conn:
+            return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def storage_error(path: Path, exc: sqlite3.Error, doing: str = "") -> StorageError:
+    text = str(exc)
+    lowered = text.lower()
+    what = f" while {doing}" if doing else ""
+    if "locked" in lowered or "busy" in lowered:
+        return StorageLockedError(
+            f"the database {path} is locked by another process{what} ({text}); nothing was "
+            "saved: try again, and check that no other program holds it open"
+        )
+    if isinstance(exc, sqlite3.DatabaseError) and (
+        "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered
+    ):
+        return StorageCorruptError(
+            f"the database {path} is damaged ({text}){what}; nothing was saved. Move the file "
+            "aside (mavend starts a new one) or restore it from a backup"
+        )
+    return StorageError(f"the database {path} failed{what}: {text}")
+
+
+# rows ----------------------------------------------------------------------
+def iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def vector_blob(vector: np.ndarray | None) -> bytes | None:
+    if vector is None:
+        return None
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def blob_vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: int
+    key: str
+    value: str
+    at: datetime
+    utterance: str = ""
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    text: str
+    at: datetime
+
+
+class FactLog:
+    """Structured first-person state: key, value, time."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        key: str,
+        value: str,
+        at: datetime,
+        *,
+        utterance: str = "",
+        embedding: np.ndarray | None = None,
+        embedder: str = "",
+    ) -> Fact:
+        at = at.astimezone(self.tz)
+        with self.store.write("saving a fact") as conn:
+            cursor = conn.execute(
+                "INSERT INTO facts (key, value, at, at_ts, utterance, embedding, embedder)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, value, iso(at), at.timestamp(), utterance, vector_blob(embedding), embedder),
+            )
+        return Fact(int(cursor.lastrowid or 0), key, value, at, utterance)
+
+    def keys(self) -> list[str]:
+        with self.store.read() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT key FROM facts ORDER BY key")]
+
+    def latest(self, key: str) -> Fact | None:
+        rows = self.between(key, None, None, newest_first=True, limit=1)
+        return rows[0] if rows else None
+
+    def between(
+        self,
+        key: str,
+        start: datetime | None,
+        end: datetime | None,
+        *,
+        newest_first: bool = False,
+        limit: int = 10000,
+    ) -> list[Fact]:
+        order = "DESC" if newest_first else "ASC"
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, key, value, at, utterance FROM facts WHERE key = ?"
+                " AND at_ts >= ? AND at_ts < ? ORDER BY at_ts "
+                + order
+                + ", id "
+                + order
+                + " LIMIT ?",
+                (
+                    key,
+                    start.timestamp() if start else float("-inf"),
+                    end.timestamp() if end else float("inf"),
+                    limit,
+                ),
+            ).fetchall()
+        return [self._fact(r) for r in rows]
+
+    def recent(self, limit: int = 500) -> list[tuple[Fact, np.ndarray | None, str]]:
+        """The newest facts with their stored embeddings (for recall)."""
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, key, value, at, utterance, embedding, embedder FROM facts"
+                " ORDER BY at_ts DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [(self._fact(r), blob_vector(r["embedding"]), r["embedder"]) for r in rows]
+
+    def set_embedding(self, fact_id: int, vector: np.ndarray, embedder: str) -> None:
+        with self.store.write("caching an embedding") as conn:
+            conn.execute(
+                "UPDATE facts SET embedding = ?, embedder = ? WHERE id = ?",
+                (vector_blob(vector), embedder, fact_id),
+            )
+
+    def _fact(self, row: sqlite3.Row) -> Fact:
+        return Fact(row["id"], row["key"], row["value"], parse_iso(row["at"]), row["utterance"])
+
+
+class NoteBook:
+    """Free text to recall later, with its sentence embedding."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self, text: str, at: datetime, *, embedding: np.ndarray | None = None, embedder: str = ""
+    ) -> Note:
+        at = at.astimezone(self.tz)
+        with self.store.write("saving a note") as conn:
+            cursor = conn.execute(
+                "INSERT INTO notes (text, at, at_ts, embedding, embedder) VALUES (?, ?, ?, ?, ?)",
+                (text, iso(at), at.timestamp(), vector_blob(embedding), embedder),
+            )
+        return Note(int(cursor.lastrowid or 0), text, at)
+
+    def recent(self, limit: int = 2000) -> list[tuple[Note, np.ndarray | None, str]]:
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, text, at, embedding, embedder FROM notes"
+                " ORDER BY at_ts DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            (
+                Note(r["id"], r["text"], parse_iso(r["at"])),
+                blob_vector(r["embedding"]),
+                r["embedder"],
+            )
+            for r in rows
+        ]
+
+    def set_embedding(self, note_id: int, vector: np.ndarray, embedder: str) -> None:
+        with self.store.write("caching an embedding") as conn:
+            conn.execute(
+                "UPDATE notes SET embedding = ?, embedder = ? WHERE id = ?",
+                (vector_blob(vector), embedder, note_id),
+            )
+
+
+@dataclass(frozen=True)
+class LoggedTurn:
+    id: int
+    at: datetime
+    utterance: str
+    intent: str
+    reply: str
+    outcome: str
+    error_class: str
+
+
+class TurnLog:
+    """Every turn: utterance, decision, reply, outcome and a coarse error class."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        at: datetime,
+        utterance: str,
+        *,
+        intent: str,
+        decision: dict[str, Any] | None,
+        reply: str,
+        outcome: str,
+        error_class: str = "",
+        duration_ms: float = 0.0,
+    ) -> int:
+        at = at.astimezone(self.tz)
+        with self.store.write("logging the turn") as conn:
+            cursor = conn.execute(
+                "INSERT INTO turns (at, at_ts, utterance, intent, decision, reply, outcome,"
+                " error_class, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    iso(at),
+                    at.timestamp(),
+                    utterance,
+                    intent,
+                    json.dumps(decision, ensure_ascii=False) if decision is not None else None,
+                    reply,
+                    outcome,
+                    error_class,
+                    duration_ms,
+                ),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def last(self, *, skip_outcomes: Sequence[str] = ()) -> LoggedTurn | None:
+        marks = ",".join("?" for _ in skip_outcomes) or "''"
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT id, at, utterance, intent, reply, outcome, error_class FROM turns"
+                f" WHERE outcome NOT IN ({marks}) ORDER BY id DESC LIMIT 1",
+                tuple(skip_outcomes),
+            ).fetchone()
+        if row is None:
+            return None
+        return LoggedTurn(
+            row["id"],
+            parse_iso(row["at"]),
+            row["utterance"],
+            row["intent"],
+            row["reply"],
+            row["outcome"],
+            row["error_class"],
+        )
+
+    def count(self) -> int:
+        with self.store.read() as conn:
+            return int(conn.execute("SELECT count(*) FROM turns").fetchone()[0])
+
+
+class ActLog:
+    """What each act ran, its exit code, its output and its error class."""
+
+    OUTPUT_CHARS = 4000  # enough to diagnose; a chatty program must not bloat the file
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        at: datetime,
+        name: str,
+        argv: Sequence[str],
+        *,
+        exit_code: int | None,
+        error_class: str,
+        stdout: str,
+        stderr: str,
+        duration_ms: float,
+    ) -> int:
+        at = at.astimezone(self.tz)
+        with self.store.write("logging an act") as conn:
+            cursor = conn.execute(
+                "INSERT INTO act_runs (at, at_ts, name, argv, exit_code, error_class, stdout,"
+                " stderr, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    iso(at),
+                    at.timestamp(),
+                    name,
+                    json.dumps(list(argv)),
+                    exit_code,
+                    error_class,
+                    stdout[-self.OUTPUT_CHARS :],
+                    stderr[-self.OUTPUT_CHARS :],
+                    duration_ms,
+                ),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def runs(self, name: str | None = None) -> list[dict[str, Any]]:
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM act_runs WHERE (? IS NULL OR name = ?) ORDER BY id",
+                (name, name),
+            ).fetchall()
+        return [dict(r) for r in rows]
+
+
+class SessionState:
+    """Small shared state between turns and processes (a pending confirmation)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def put(self, key: str, value: Any, *, expires_ts: float | None = None) -> None:
+        with self.store.write("saving the session state") as conn:
+            conn.execute(
+                "INSERT INTO session (key, value, expires_ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
+                " expires_ts = excluded.expires_ts",
+                (key, json.dumps(value), expires_ts),
+            )
+
+    def get(self, key: str, *, now_ts: float | None = None) -> Any | None:
+        """The value, or None when absent or (given `now_ts`) expired."""
+        entry = self.get_with_expiry(key)
+        if entry is None:
+            return None
+        value, expires = entry
+        if now_ts is not None and expires is not None and expires < now_ts:
+            return None
+        return value
+
+    def get_with_expiry(self, key: str) -> tuple[Any, float | None] | None:
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT value, expires_ts FROM session WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else (json.loads(row["value"]), row["expires_ts"])
+
+    def pop(self, key: str) -> Any | None:
+        """Remove and return the value, atomically: two turns cannot both take it."""
+        with self.store.write("updating the session state") as conn:
+            row = conn.execute("SELECT value FROM session WHERE key = ?", (key,)).fetchone()
+            conn.execute("DELETE FROM session WHERE key = ?", (key,))
+        return None if row is None else json.loads(row["value"])
