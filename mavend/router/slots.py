@@ -240,7 +240,7 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
             r"\bi (?:just )?(?:drank|had|ate|took) (?P<q>(?:a|an|one|two|three|\d+) "
             r"(?:\w+ )?(?:of )?)?(?P<k>[a-z ]+)"
         ),
-        lambda m: (m["k"].split()[-1], (m["q"] or "").strip() or "1"),
+        lambda m: (m["k"].split()[-1], _quantity(m["q"])),
     ),
     (re.compile(r"\bi (?:really )?(?:like|love|enjoy) (?P<v>.+)"), lambda m: ("likes", m["v"])),
     (re.compile(r"\bi (?:don'?t like|hate|dislike) (?P<v>.+)"), lambda m: ("dislikes", m["v"])),
@@ -250,6 +250,12 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
         lambda m: (m["k"], m["v"] or "done"),
     ),
 )
+
+
+def _quantity(spoken: str | None) -> str:
+    """ "two glasses of" -> "two glasses"; "a" / "an" / nothing -> "1"."""
+    quantity = (spoken or "").strip().removesuffix(" of")
+    return "1" if quantity in ("", "a", "an", "one") else quantity
 
 
 def extract_fact(text: str) -> tuple[str, str]:
