@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mavend.config import Settings
+from mavend.config import Settings, parse_settings
 from mavend.router import Router, build_router
 from mavend.router.decision import Intent, Stage
 from tests.conftest import require_model
@@ -23,7 +23,9 @@ NOW = datetime(2026, 11, 30, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 
 @pytest.fixture(scope="module")
 def router() -> Router:
-    settings = Settings()
+    # A generous LLM deadline: these tests check routing, not speed (bench/ does),
+    # and a busy CI box must not turn a slow turn into a classifier fall-through.
+    settings = parse_settings("[router]\nllm_timeout_s = 120.0\n")
     require_model(settings.router.llm_model)
     require_model(settings.router.classifier_model)
     built = build_router(settings, clock=lambda: NOW)
