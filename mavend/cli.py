@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_reminders(commands)
 
+    from mavend.listen import register as register_listen
+
+    register_listen(commands)
+
     evaluate = _command(commands, "eval", "measure the router or the time resolver on a dataset")
     eval_commands = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     from mavend.router.eval_time import register as register_eval_time

@@ -1,0 +1,389 @@
+"""Speech-to-text with faster-whisper, the hallucination guard, and wake-phrase stripping.
+
+Two ways to run the same model:
+
+* ``full``: faster-whisper's `transcribe` as documented: the audio is padded to
+  Whisper's 30 s window, `vad_filter` and `hotwords` apply, and the lazy
+  segments are iterated here, in the calling (worker) thread.
+* ``fit``: the encoder sees only the utterance (plus a short silence pad)
+  instead of 30 s, cut by the front end's own VAD (which is what `vad_filter`
+  does in ``full`` mode). CTranslate2 accepts the shorter input; for a 3 s command the
+  encoder's cost drops about tenfold (measured: 30-40 ms instead of 400 ms on
+  the 2-core box), which is what makes sub-400 ms end-of-speech -> decision
+  possible. The decoding prompt is built by faster-whisper itself (same
+  hotwords, same suppressed tokens). `bench/wakeword_stt.py` compares the two
+  for accuracy; see bench/RESULTS-audio.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from mavend.config import SttSettings
+from wakeword.audio import RATE, to_float32
+
+log = logging.getLogger(__name__)
+
+EncoderWindow = Literal["full", "fit"]
+DEFAULT_WINDOW: EncoderWindow = "fit"
+# Silence appended after the utterance in `fit` mode: Whisper was trained on
+# padded windows and ends a transcript more cleanly with silence after it. A
+# one-word answer padded to only 1 s came back doubled ("Yes, yes") 11 times in
+# 12; padded to 3 s, once in 12 (bench: short answers in three voices).
+FIT_PAD_S = 0.5
+FIT_MIN_S = 3.0
+MAX_HINT_WORDS = 40  # the prompt shares Whisper's 448-token budget
+# In `fit` mode the decoder sometimes starts the utterance over ("next track hey
+# jarvis next track"); a mild repetition penalty stops it (bench: stage-0
+# commands routed right went from 31/54 to 34/54, and WER from 27 to 17 %).
+REPETITION_PENALTY = 1.2
+MAX_NEW_TOKENS = 160  # a 12 s command is ~40 words
+# Nobody speaks more than ~4 words (5-6 tokens) a second: a longer output is a
+# decoding loop, cut short here (and dropped by the guard's compression check).
+TOKENS_PER_S = 8
+
+
+@dataclass(frozen=True)
+class SttResult:
+    text: str
+    avg_logprob: float
+    no_speech_prob: float
+    compression_ratio: float
+    audio_s: float
+    compute_ms: float
+
+    @property
+    def confidence(self) -> float:
+        """exp(mean token log-prob), discounted by Whisper's no-speech probability."""
+        return max(0.0, min(1.0, math.exp(self.avg_logprob) * (1.0 - self.no_speech_prob)))
+
+    def to_json(self) -> dict[str, float]:
+        return {
+            "avg_logprob": round(self.avg_logprob, 4),
+            "no_speech_prob": round(self.no_speech_prob, 4),
+            "compression_ratio": round(self.compression_ratio, 3),
+            "audio_s": round(self.audio_s, 3),
+            "compute_ms": round(self.compute_ms, 1),
+        }
+
+
+def compression_ratio(text: str) -> float:
+    data = text.encode("utf-8")
+    return len(data) / len(zlib.compress(data)) if data else 0.0
+
+
+def hotwords_for(
+    vocabulary: Iterable[str],
+    wake_words: Iterable[str] = (),
+    count_tokens: Callable[[str], int] | None = None,
+) -> str:
+    """The hint text: the wake phrase, then the grammar's *rare* words.
+
+    Measured (bench/wakeword_stt.py): the whole grammar vocabulary as hotwords
+    makes tiny.en worse (it starts reciting the list); the words Whisper's
+    tokenizer cannot spell as a single token ("unpause", "nevermind") are the
+    ones it misspells, and offering only those helps. Without `count_tokens`
+    every word longer than two letters is kept.
+    """
+    phrases = [" ".join(w.split()) for w in wake_words if w.strip()]
+    # "jarvis" adds nothing once "hey jarvis" is there.
+    wake = [w for w in dict.fromkeys(phrases) if not any(w != o and w in o for o in phrases)]
+    words = sorted({w for w in vocabulary if len(w) > 2})
+    if count_tokens is not None:
+        words = [w for w in words if count_tokens(" " + w) > 1]
+    return ", ".join([*(w.title() for w in wake), *words[:MAX_HINT_WORDS]])
+
+
+class SpeechToText:
+    """faster-whisper on the CPU. Not thread-safe: one worker thread owns it."""
+
+    def __init__(
+        self,
+        model_dir: Path,
+        *,
+        language: str = "en",
+        beam_size: int = 1,
+        threads: int = 2,
+        compute_type: str = "int8",
+        vad_filter: bool = True,
+        wake_words: Iterable[str] = (),
+        vocabulary: Iterable[str] = (),
+        hotwords: str | None = None,
+        window: EncoderWindow = DEFAULT_WINDOW,
+    ):
+        """`hotwords` (if given) replaces the hint built from `wake_words` + `vocabulary`."""
+        from faster_whisper import WhisperModel
+
+        self.model_dir = model_dir
+        self.language = language
+        self.beam_size = beam_size
+        self.vad_filter = vad_filter
+        self.window = window
+        self._model = WhisperModel(
+            str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=threads
+        )
+        if hotwords is None:
+            tokenizer = self._model.hf_tokenizer
+            hotwords = hotwords_for(
+                vocabulary,
+                wake_words,
+                lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids),
+            )
+        self.hotwords = hotwords or None
+        self._fit: _FitDecoder | None = None
+        if window == "fit":
+            self._fit = _FitDecoder(self._model, language, beam_size, self.hotwords)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: SttSettings,
+        models_dir: Path | None = None,
+        *,
+        wake_words: Iterable[str] = (),
+        vocabulary: Iterable[str] = (),
+        hotwords: str | None = None,
+        window: EncoderWindow = DEFAULT_WINDOW,
+    ) -> SpeechToText:
+        return cls(
+            stt_model_dir(settings.model, models_dir),
+            language=settings.language,
+            beam_size=settings.beam_size,
+            threads=settings.threads,
+            compute_type=settings.compute_type,
+            vad_filter=settings.vad_filter,
+            wake_words=wake_words,
+            vocabulary=vocabulary if settings.grammar_hotwords else (),
+            hotwords=hotwords,
+            window=window,
+        )
+
+    def transcribe(self, samples: np.ndarray) -> SttResult:
+        """Transcribe 16 kHz int16 audio. Blocks: call it from a worker thread."""
+        started = time.perf_counter()
+        audio = to_float32(samples)
+        if self._fit is not None:
+            text, logprob, no_speech = self._fit.decode(audio)
+        else:
+            text, logprob, no_speech = self._full(audio)
+        return SttResult(
+            text=text,
+            avg_logprob=logprob,
+            no_speech_prob=no_speech,
+            compression_ratio=compression_ratio(text),
+            audio_s=len(samples) / RATE,
+            compute_ms=(time.perf_counter() - started) * 1000.0,
+        )
+
+    def _full(self, audio: np.ndarray) -> tuple[str, float, float]:
+        segments, _info = self._model.transcribe(
+            audio,
+            language=self.language,
+            beam_size=self.beam_size,
+            vad_filter=self.vad_filter,
+            hotwords=self.hotwords,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+            temperature=0.0,
+        )
+        # The segments are a lazy generator: the decoding happens here, while
+        # iterating, in this (worker) thread.
+        texts, logprobs, no_speech, weights = [], [], [], []
+        for segment in segments:
+            texts.append(segment.text.strip())
+            weight = max(1, len(segment.tokens))
+            logprobs.append(segment.avg_logprob * weight)
+            no_speech.append(segment.no_speech_prob)
+            weights.append(weight)
+        if not texts:  # vad_filter found no speech at all
+            return "", -10.0, 1.0
+        return (
+            " ".join(t for t in texts if t),
+            sum(logprobs) / sum(weights),
+            max(no_speech),
+        )
+
+
+class _FitDecoder:
+    """Encoder on the utterance's own length, decoding as faster-whisper would."""
+
+    def __init__(self, model, language: str, beam_size: int, hotwords: str | None):
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        self._model = model
+        self._tokenizer = Tokenizer(
+            model.hf_tokenizer,
+            model.model.is_multilingual,
+            task="transcribe",
+            language=language if model.model.is_multilingual else "en",
+        )
+        self._prompt = model.get_prompt(
+            self._tokenizer, [], without_timestamps=True, hotwords=hotwords
+        )
+        self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
+        self._beam_size = beam_size
+        max_frames = model.feature_extractor.nb_max_frames
+        self._max_samples = (max_frames - 2) * model.feature_extractor.hop_length
+
+    def decode(self, audio: np.ndarray) -> tuple[str, float, float]:
+        import ctranslate2
+
+        new_tokens = min(MAX_NEW_TOKENS, 8 + math.ceil(TOKENS_PER_S * len(audio) / RATE))
+        pad = max(int(FIT_PAD_S * RATE), int(FIT_MIN_S * RATE) - len(audio))
+        audio = np.concatenate([audio, np.zeros(pad, dtype=np.float32)])[: self._max_samples]
+        features = self._model.feature_extractor(audio)
+        frames = features.shape[-1] // 2 * 2  # the encoder's convolution has stride 2
+        features = np.ascontiguousarray(features[None, :, :frames], dtype=np.float32)
+        encoded = self._model.model.encode(
+            ctranslate2.StorageView.from_array(features), to_cpu=False
+        )
+        result = self._model.model.generate(
+            encoded,
+            [self._prompt],
+            beam_size=self._beam_size,
+            # CTranslate2 counts the prompt in `max_length`, as faster-whisper does.
+            max_length=min(self._model.max_length, len(self._prompt) + new_tokens),
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=self._suppress,
+            repetition_penalty=REPETITION_PENALTY,
+        )[0]
+        tokens = result.sequences_ids[0]
+        # As faster-whisper recovers it: scores are length-normalised sums.
+        cum_logprob = result.scores[0] * len(tokens)
+        avg_logprob = cum_logprob / (len(tokens) + 1)
+        text = self._tokenizer.decode(tokens).strip()
+        return text, avg_logprob, float(result.no_speech_prob)
+
+
+def stt_model_dir(name_or_path: str, models_dir: Path | None = None) -> Path:
+    """A registry model name (`whisper-tiny.en`) or a path to a CTranslate2 Whisper dir."""
+    from mavend.errors import ModelMissingError
+    from mavend.models import require
+
+    candidate = Path(name_or_path).expanduser()
+    if candidate.is_absolute() or "/" in name_or_path:
+        if not (candidate / "model.bin").is_file():
+            raise ModelMissingError(
+                f"speech-to-text model not found: {candidate} has no model.bin "
+                "(a CTranslate2 Whisper directory is expected)"
+            )
+        return candidate
+    return require(name_or_path, models_dir)
+
+
+# The hallucination guard --------------------------------------------------
+
+# What Whisper says to silence and noise (subtitle credits it was trained on).
+HALLUCINATIONS = frozenset(
+    {
+        "you",
+        "thank you",
+        "thanks",
+        "thank you very much",
+        "thanks for watching",
+        "thank you for watching",
+        "thank you so much for watching",
+        "please subscribe",
+        "bye",
+        "bye bye",
+        "so",
+        "okay",
+        "oh",
+        "uh",
+        "um",
+        "hmm",
+        "the end",
+        "subtitles by the amara org community",
+    }
+)
+NO_SPEECH_PROB = 0.6  # Whisper's own no_speech_threshold
+LOW_LOGPROB = -1.0  # Whisper's own log_prob_threshold
+VERY_LOW_LOGPROB = -1.5  # too unsure to act on, whatever the no-speech probability says
+MAX_COMPRESSION = 2.4  # Whisper's compression_ratio_threshold: repetition loops
+MIN_SPEECH_S = 0.2  # less voiced audio than this is a click, a breath, a word fragment
+
+
+@dataclass(frozen=True)
+class Verdict:
+    keep: bool
+    reason: str = ""
+
+
+def normalize_words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower().replace("’", "'")))
+
+
+def guard(result: SttResult, speech_s: float, text: str | None = None) -> Verdict:
+    """Drop what Whisper made up from near-silence.
+
+    `speech_s` is how much of the utterance the VAD called speech; `text` is
+    the command to route (default: the whole transcript). A phrase on the
+    hallucination list is kept only when every signal says it was really said.
+    """
+    words = normalize_words(result.text if text is None else text)
+    if not words:
+        return Verdict(False, "empty")
+    if speech_s < MIN_SPEECH_S:
+        return Verdict(False, f"only {speech_s:.2f} s of speech")
+    if result.no_speech_prob >= NO_SPEECH_PROB and result.avg_logprob < LOW_LOGPROB:
+        return Verdict(False, "no speech (Whisper's no-speech and log-probability agree)")
+    if result.avg_logprob < VERY_LOW_LOGPROB:
+        return Verdict(False, f"log-probability {result.avg_logprob:.2f} too low")
+    if result.compression_ratio > MAX_COMPRESSION:
+        return Verdict(False, f"repetitive (compression ratio {result.compression_ratio:.1f})")
+    if words in HALLUCINATIONS and (
+        result.no_speech_prob >= 0.2 or result.avg_logprob < -0.7 or speech_s < 0.6
+    ):
+        return Verdict(False, f"{words!r} is what Whisper says to near-silence")
+    return Verdict(True)
+
+
+# The wake phrase -------------------------------------------------------------
+
+_TOKEN = re.compile(r"[A-Za-z0-9']+")
+
+
+def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75.0) -> str:
+    """Remove the wake phrase (and anything before it) from the start of a transcript.
+
+    The pre-roll puts the wake word into the audio, so Whisper writes it too,
+    not always spelled right ("Hey Jarvis," "Hey, Jervis."). A fuzzy match of
+    the phrase's words against the transcript's first words finds it. (A
+    phrase misheard beyond that, "Can't start this, pause the music", stays:
+    guessing which words it was cut real commands more often than it helped.)
+    """
+    from rapidfuzz import fuzz
+
+    tokens = list(_TOKEN.finditer(text))
+    if not tokens:
+        return text.strip()
+    best_end = -1
+    for phrase in wake_words:
+        target = normalize_words(phrase).split()
+        if not target:
+            continue
+        n = len(target)
+        # The phrase may start a few words in (speech before the wake word
+        # that fell inside the pre-roll): look at the first few positions.
+        for start in range(0, min(4, len(tokens) - n + 1)):
+            span = " ".join(t.group().lower() for t in tokens[start : start + n])
+            if fuzz.ratio(span, " ".join(target)) >= score:
+                best_end = max(best_end, tokens[start + n - 1].end())
+                break
+    if best_end < 0:
+        return text.strip()
+    rest = text[best_end:]
+    return rest.lstrip(" ,.!?;:-—").strip()
