@@ -145,32 +145,77 @@ def _sources(args, microphone, out) -> Iterator[tuple[str, object | None]]:
 
 def _consume(events, router, out: _Printer) -> None:
     """Print the front end's events and route each transcript, until the source ends."""
-    from wakeword import SourceEnded, Transcript, Wake, event_to_json
+    from wakeword import Partial, SourceEnded, Transcript, Wake, event_to_json
 
-    while True:
-        event = events.get()
-        if isinstance(event, SourceEnded):
-            return
-        data = event_to_json(event)
-        if isinstance(event, Wake):
-            out.event(data, f"wake    {event.model} (score {event.score:.2f}) at {event.t:.2f} s")
-        elif isinstance(event, Transcript):
-            out.event(
-                data,
-                f"heard   {event.text!r} (confidence {event.confidence:.2f}, "
-                f"{event.latency_ms:.0f} ms after speech)",
-            )
-            _decide(event, router, out)
-        else:
-            detail = {k: v for k, v in data.items() if k != "event"}
-            out.event(data, f"{data['event']:<7} {json.dumps(detail, ensure_ascii=False)}")
+    decider = Decider(router)
+    try:
+        while True:
+            event = events.get()
+            if isinstance(event, SourceEnded):
+                return
+            data = event_to_json(event)
+            if isinstance(event, Wake):
+                out.event(data, f"wake    {event.model} (score {event.score:.2f}) "
+                                f"at {event.t:.2f} s")
+            elif isinstance(event, Partial):
+                decider.start(event)
+                out.event(data, None)  # JSON only: a human needs the final text
+            elif isinstance(event, Transcript):
+                out.event(
+                    data,
+                    f"heard   {event.text!r} (confidence {event.confidence:.2f}, "
+                    f"{event.latency_ms:.0f} ms after speech)",
+                )
+                _print_decision(event, *decider.decide(event), out)
+            else:
+                detail = {k: v for k, v in data.items() if k != "event"}
+                out.event(data, f"{data['event']:<7} {json.dumps(detail, ensure_ascii=False)}")
+    finally:
+        decider.close()
 
 
-def _decide(transcript, router, out: _Printer) -> None:
+class Decider:
+    """Routes off the event loop, one utterance at a time (the LLM is not shared).
+
+    A `Partial` starts routing while the silence tail passes; when the
+    `Transcript` of the same utterance has the same text, that decision is used.
+    """
+
+    def __init__(self, router):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.router = router
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mavend-route")
+        self._early: dict[int, tuple[str, object]] = {}
+
+    def start(self, partial) -> None:
+        self._early[partial.utterance] = (
+            partial.text, self._pool.submit(self._route, partial.text)
+        )
+
+    def decide(self, transcript):
+        """(decision, monotonic time it was ready, whether it came from the partial)."""
+        text, future = self._early.pop(transcript.utterance, ("", None))
+        reused = future is not None and text == transcript.text
+        if not reused:
+            future = self._pool.submit(self._route, transcript.text)
+        decision, ready = future.result()
+        return decision, ready, reused
+
+    def _route(self, text: str):
+        decision, _trace = self.router.route_traced(text)
+        return decision, time.monotonic()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def _print_decision(transcript, decision, ready: float, reused: bool, out: _Printer) -> None:
     from mavend.cli import describe_decision
 
-    decision, _trace = router.route_traced(transcript.text)
-    decided = time.monotonic()
+    # A decision made from the partial was ready before the transcript came:
+    # it counts from when both were there.
+    decided = max(ready, transcript.speech_end_monotonic + transcript.latency_ms / 1000.0)
     latency = {
         "end_of_speech_to_transcript": round(transcript.latency_ms, 1),
         "end_of_speech_to_decision": round(
@@ -180,6 +225,7 @@ def _decide(transcript, router, out: _Printer) -> None:
     data = {"event": "decision", **decision.to_json(), "latency_ms": latency}
     text = describe_decision(decision.to_json()) + (
         f"\nlatency:    {latency['end_of_speech_to_decision']:.0f} ms from end of speech"
+        + (" (routed during the silence tail)" if reused else "")
     )
     out.event(data, text)
 
@@ -188,6 +234,9 @@ class _Printer:
     def __init__(self, as_json: bool):
         self.as_json = as_json
 
-    def event(self, data: dict, text: str) -> None:
-        line = json.dumps(data, ensure_ascii=False) if self.as_json else text
-        print(line, flush=True)
+    def event(self, data: dict, text: str | None) -> None:
+        """One line: the JSON object, or the human text (None: JSON only)."""
+        if self.as_json:
+            print(json.dumps(data, ensure_ascii=False), flush=True)
+        elif text is not None:
+            print(text, flush=True)

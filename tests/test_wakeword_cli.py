@@ -12,7 +12,7 @@ import pytest
 
 from tests.audio_fixtures import command_clip, concat, silence, write_wav
 from tests.conftest import require_model
-from wakeword import Transcript, Wake, read_events
+from wakeword import Partial, Transcript, Wake, read_events
 
 pytestmark = pytest.mark.models
 
@@ -82,9 +82,15 @@ def test_listen_to_two_files_prints_one_json_object_per_event(clips) -> None:
     result = mavend("listen", "--json", "--no-act", "--no-llm", "--now", NOW,
                     "--audio-file", str(clips["lock"]), str(clips["timer"]))
     assert result.returncode == 0, result.stderr
-    events = lines(result.stdout)
+    everything = lines(result.stdout)
+    # The timer command is open-ended ("... for {when}"): its text comes first as a
+    # partial (routing can start) while the silence tail passes, then as the transcript.
+    partials = [e for e in everything if e["event"] == "partial"]
+    events = [e for e in everything if e["event"] != "partial"]
     assert [e["event"] for e in events] == [
         "file", "wake", "transcript", "decision", "file", "wake", "transcript", "decision"]
+    assert [p["text"] for p in partials] == [events[6]["text"]]
+    assert partials[0]["utterance"] == events[6]["utterance"]
     assert events[0]["path"] == str(clips["lock"]) and events[4]["path"] == str(clips["timer"])
     lock, timer = events[3], events[7]
     assert (lock["intent"], lock["slots"]["fn"], lock["stage"]) == ("act", "lock_screen", 0)
@@ -98,8 +104,8 @@ def test_listen_to_two_files_prints_one_json_object_per_event(clips) -> None:
     assert "screen" in transcript["text"].lower()
     # A daemon fed by this process reads the same events back.
     fed = list(read_events(result.stdout.splitlines()))
-    assert [type(e) for e in fed] == [Wake, Transcript, Wake, Transcript]
-    assert fed[1].text == transcript["text"]
+    assert [type(e) for e in fed] == [Wake, Transcript, Wake, Partial, Transcript]
+    assert fed[1].text == transcript["text"] and fed[3].text == fed[4].text
     assert set(transcript["timings"]) == {
         "wake_detected", "speech_start", "speech_end", "transcript_ready"}
     assert "not built yet" not in result.stderr  # --no-act: nothing to excuse

@@ -37,6 +37,7 @@ from wakeword import (
     FileSource,
     FrontEnd,
     NoSpeech,
+    Partial,
     SourceEnded,
     Transcript,
     Wake,
@@ -188,6 +189,14 @@ def test_the_command_after_the_wake_word_is_transcribed_and_routed(
     # A closed command ends on the grammar; an open one ("... {when}") waits
     # for the silence tail (more words could still be coming).
     assert transcript.endpoint == endpoint
+    # An open one is announced first, as a partial, while the silence tail passes.
+    partials = of(Partial, events)
+    if endpoint == "silence":
+        assert [(p.utterance, p.text) for p in partials] == [
+            (transcript.utterance, transcript.text)]
+        assert events.index(partials[0]) < events.index(transcript)
+    else:
+        assert partials == []
     t = transcript.timings
     assert t.wake_detected <= t.speech_end <= t.transcript_ready
     assert 0 < transcript.confidence <= 1

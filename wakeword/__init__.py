@@ -8,7 +8,7 @@ sending `Event`s to one sink (a thread-safe callable)::
     events = EventQueue()                       # or asyncio_sink(loop, queue)
     front = FrontEnd.from_settings(settings, sink=events, grammar=router.grammar)
     front.start(MicrophoneSource.from_settings(settings.audio, on_state=events))
-    event = events.get()                        # Wake, Transcript, NoSpeech, ...
+    event = events.get()                        # Wake, Partial, Transcript, ...
 
 Sources: `MicrophoneSource` (sounddevice), `FileSource` (WAV or anything PyAV
 decodes), `RawPcmSource` (int16 PCM on a stream such as stdin), `ArraySource`.
@@ -23,6 +23,7 @@ from wakeword.events import (
     Event,
     EventSink,
     NoSpeech,
+    Partial,
     SourceEnded,
     Timings,
     Transcript,
@@ -56,6 +57,7 @@ __all__ = [
     "FrontEnd",
     "MicrophoneSource",
     "NoSpeech",
+    "Partial",
     "RawPcmSource",
     "SourceEnded",
     "Timings",

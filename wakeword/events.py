@@ -54,10 +54,27 @@ class Transcript:
     endpoint: str  # why the utterance ended: silence, grammar, max_length, end_of_stream
     speech_end_monotonic: float  # time.monotonic() at the end of speech
     stt: dict[str, float] = field(default_factory=dict)  # avg_logprob, no_speech_prob, ...
+    utterance: int = 0  # the id a `Partial` of the same utterance carried
 
     @property
     def latency_ms(self) -> float:
         return self.timings.end_of_speech_to_transcript_ms
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What was said so far, after 300 ms of silence; the speaker may go on.
+
+    A consumer may start routing it at once: if nothing more is said, the
+    `Transcript` with the same `utterance` id follows with the same `text`
+    when the silence tail ends, and the decision made meanwhile is the one.
+    """
+
+    kind: ClassVar[str] = "partial"
+    utterance: int
+    text: str
+    heard: str
+    t: float
 
 
 @dataclass(frozen=True)
@@ -97,11 +114,12 @@ class SourceEnded:
     source: str
 
 
-Event = Wake | Transcript | NoSpeech | Dropped | DeviceState | SourceEnded
+Event = Wake | Partial | Transcript | NoSpeech | Dropped | DeviceState | SourceEnded
 EventSink = Callable[[Event], None]
 
 _KINDS: dict[str, type] = {
-    cls.kind: cls for cls in (Wake, Transcript, NoSpeech, Dropped, DeviceState, SourceEnded)
+    cls.kind: cls
+    for cls in (Wake, Partial, Transcript, NoSpeech, Dropped, DeviceState, SourceEnded)
 }
 
 

@@ -18,9 +18,10 @@ Grammar-aware endpointing: at the first short pause (~100 ms) after speech the
 audio so far is transcribed speculatively. If, once 300 ms of silence have
 passed, that partial transcript is already a complete stage-0 command (one the
 grammar matches and that does not accept more words), the utterance ends there
-instead of after the full silence tail; otherwise the speculative transcript is
-reused when the silence tail ends with no new speech, so the common case pays
-no speech-to-text time after the endpoint.
+instead of after the full silence tail. Otherwise it is sent as a `Partial`
+(the consumer can start routing it while the silence tail passes), and reused
+as the transcript when the tail ends with no new speech, so the common case
+pays no speech-to-text time after the endpoint.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from wakeword.events import (
     Event,
     EventSink,
     NoSpeech,
+    Partial,
     SourceEnded,
     Timings,
     Transcript,
@@ -105,6 +107,7 @@ class _Utterance:
     segment_now: int = 0
     spec: tuple[int, SttResult, SpeechMark] | None = None
     quiet_segment: int = -1
+    partial_segment: int = -1
 
     def samples(self) -> np.ndarray:
         """The audio to transcribe: from the speech found in the pre-roll to now.
@@ -469,9 +472,16 @@ class _Transcriber:
 
     def _try_early(self, utt: _Utterance) -> None:
         assert utt.spec is not None and self.is_complete is not None
-        _, result, mark = utt.spec
-        if self.is_complete(self._command(utt, result.text)):
+        segment, result, mark = utt.spec
+        text = self._command(utt, result.text)
+        if self.is_complete(text):
             self._finish(utt, result, mark, "grammar")
+        elif text and utt.partial_segment != segment:
+            # Not a closed command: the silence tail must pass. Say what we have,
+            # so the consumer can start routing (an LLM call) meanwhile.
+            utt.partial_segment = segment
+            t = mark.speech_end_t + (time.monotonic() - mark.eos_monotonic)
+            self.sink(Partial(utt.id, text, result.text, round(t, 3)))
 
     def _command(self, utt: _Utterance, heard: str) -> str:
         return strip_wake_phrase(heard, self.wake_words) if utt.wake else heard.strip()
@@ -498,6 +508,7 @@ class _Transcriber:
                 endpoint=reason,
                 speech_end_monotonic=mark.eos_monotonic,
                 stt=result.to_json(),
+                utterance=utt.id,
             )
             log.info("transcript (%s, %.0f ms after speech): %r", reason,
                      (now - mark.eos_monotonic) * 1000, text)
