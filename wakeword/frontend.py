@@ -113,8 +113,8 @@ class _Utterance:
         """The audio to transcribe: from the speech found in the pre-roll to now.
 
         The wake phrase stays in: Whisper transcribes a command better with it
-        (bench: 98 of 144 stage-0 commands routed right with it, 91 without)
-        and the phrase is stripped from the text afterwards.
+        (bench/wakeword_stt.py: 77 % of stage-0 commands routed right with it,
+        60 % with it cut out) and the phrase is stripped from the text afterwards.
         """
         audio = np.concatenate(self.audio) if self.audio else np.zeros(0, np.int16)
         return audio[max(0, self.trim_index - self.start_index) :]

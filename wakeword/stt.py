@@ -8,11 +8,11 @@ Two ways to run the same model:
 * ``fit``: the encoder sees only the utterance (plus a short silence pad)
   instead of 30 s, cut by the front end's own VAD (which is what `vad_filter`
   does in ``full`` mode). CTranslate2 accepts the shorter input; for a 3 s command the
-  encoder's cost drops about tenfold (measured: 30-40 ms instead of 400 ms on
-  the 2-core box), which is what makes sub-400 ms end-of-speech -> decision
-  possible. The decoding prompt is built by faster-whisper itself (same
-  hotwords, same suppressed tokens). `bench/wakeword_stt.py` compares the two
-  for accuracy; see bench/RESULTS-audio.md.
+  encoder's cost drops about tenfold (bench/wakeword_stt.py: 35 ms instead of
+  330 ms per command on the 2-core box, the same accuracy), which is what
+  makes a ~400 ms end of speech -> decision possible. The decoding prompt is
+  built by faster-whisper itself (same hotwords, same suppressed tokens).
+  `bench/wakeword_stt.py` compares the two; see BENCHMARKS.md.
 """
 
 from __future__ import annotations
