@@ -118,14 +118,9 @@ def read_eval(path: Path) -> list[Row]:
 def print_machine(threads: int) -> None:
     import onnxruntime
 
-    cpu = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from mavend.machine import cpu_model
+
+    cpu = cpu_model()
     print("=== machine ===")
     print(f"cpu: {cpu}; cores visible: {os.cpu_count()}; affinity: {len(os.sched_getaffinity(0))}")
     print(

@@ -179,19 +179,6 @@ def padded(samples: np.ndarray, lead_s: float = 1.0, tail_s: float = 1.5) -> np.
 
 
 def machine() -> str:
-    import os
-    import platform
+    from mavend.machine import describe_machine
 
-    cpu = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()
-    return (
-        f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-        f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
-    )
+    return describe_machine(load=True)

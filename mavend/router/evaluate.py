@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import time
 from collections import Counter, defaultdict
@@ -28,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mavend.machine import describe_machine
 from mavend.router.cascade import Router
 from mavend.router.decision import Decision, Intent
 
@@ -212,7 +212,7 @@ def main_router(args: argparse.Namespace) -> int:
     if args.limit:
         rows = rows[: args.limit]
     modes = MODES if args.mode == "all" else (args.mode,)
-    print(f"# machine: {_machine()}")
+    print(f"# machine: {describe_machine()}")
     print(
         f"# {args.file} ({len(rows)} rows); llm {settings.router.llm_model}, "
         f"threads {settings.router.llm_threads}; clarify below {settings.router.clarify_threshold}"
@@ -285,20 +285,6 @@ def format_report(s: dict, seconds: float) -> str:
     for gold, row in s["confusion"].items():
         lines.append(f"  {gold:<10}" + "".join(f"{row.get(c, 0):>9}" for c in columns))
     return "\n".join(lines)
-
-
-def _machine() -> str:
-    import os
-
-    cpu = platform.processor() or "unknown cpu"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 __all__ = ["EvalRow", "Intent", "RouterReport", "evaluate_router", "read_rows", "register"]
