@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mavend import __version__
 from mavend.config import Settings, load_settings
-from mavend.errors import DeviceError, MavendError, NotYetError, UsageError
+from mavend.errors import MavendError, UsageError
 from mavend.logs import setup_logging
 
 log = logging.getLogger("mavend")
@@ -190,23 +190,12 @@ def cmd_say(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mavend.daemon import run_daemon
+
     settings = settings_from(args)
-    if not args.no_audio:
-        from mavend.doctor import check_audio_input
-
-        microphone = check_audio_input(settings)
-        if not microphone.ok:
-            raise DeviceError(
-                f"no microphone: {microphone.detail}\n  {microphone.fix}\n"
-                "  `mavend doctor` checks everything mavend needs"
-            )
-        raise NotYetError(
-            "the audio front end is not built yet; `mavend run --no-audio` runs everything "
-            "else (reminders, notifications, text turns on stdin)"
-        )
-    from mavend.daemon import run_headless
-
-    return run_headless(settings)
+    # Without a microphone the daemon still runs (reminders, the D-Bus API): it
+    # says so once, points at `mavend doctor`, and keeps retrying the device.
+    return run_daemon(settings, audio=not args.no_audio, config_path=args.config)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -56,6 +56,10 @@ class WakeWordSettings:
     refractory_s: NonNegative = 2.0
     vad_threshold: Probability = 0.0  # 0 = no VAD gating of the wake word
     preroll_s: NonNegative = 1.5
+    # Skip the wake model while the room stays within `energy_gate_db` of its
+    # noise floor (saves most of the idle CPU; speech at 5 dB SNR still opens it).
+    energy_gate: bool = True
+    energy_gate_db: Positive = 6.0
 
 
 @_settings
@@ -77,6 +81,9 @@ class SttSettings:
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
     vad_filter: bool = True
     grammar_hotwords: bool = True
+    # "fit": encode only the audio's length (padded to whole seconds), several
+    # times faster on short commands; "full": Whisper's standard 30 s window.
+    encoder_window: Literal["fit", "full"] = "fit"
 
 
 @_settings

@@ -1,9 +1,18 @@
-"""The daemon, headless for now (`mavend run --no-audio`).
+"""The daemon: `mavend run` (with the microphone) and `mavend run --no-audio`.
 
-Services, one asyncio task each: reminder delivery (notifications, with
-retries) and text turns from stdin (one per line; the reply is printed and
-shown as a notification). The reminder scheduler runs APScheduler's own
-threads. SIGTERM or SIGINT stops everything cleanly (exit 0).
+Services, one asyncio task each, supervised (a service that crashes is logged
+and restarted with backoff; the others go on):
+
+    voice     microphone -> front end -> turns (mavend/voice.py)
+    delivery  fired reminders -> desktop notifications, with retries
+    stdin     text turns from stdin, one per line (`--no-audio` only)
+    extra     whatever is added with `add_service` (the D-Bus API, the watchdog)
+
+The reminder scheduler runs APScheduler's own threads; routing and handlers
+run in worker threads (`asyncio.to_thread`): the event loop never waits on a
+model. SIGTERM/SIGINT: stop listening, let the current turn finish, stop the
+scheduler, close the database, exit 0. SIGHUP: reload the config, the grammars
+and the allowlist (the scheduler, and so every reminder, is untouched).
 
 A lock file next to the database keeps a second daemon from running on the
 same state; `mavend say` reads it to tell the user whether a reminder will
@@ -21,7 +30,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -30,9 +40,11 @@ from mavend.assistant import Assistant, Turn
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.errors import MavendError
+from mavend.handlers import Outcome
 from mavend.notify import Notification, Notifier, NotifyUnavailable
-from mavend.scheduler import ReminderDelivery, ReminderScheduler
+from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
 from mavend.store import Store
+from mavend.voice import PrefetchingRouter, VoiceService
 
 log = logging.getLogger(__name__)
 
@@ -41,19 +53,29 @@ class DaemonState(enum.Enum):
     NEW = "new"
     STARTING = "starting"
     RUNNING = "running"
+    RELOADING = "reloading"
     STOPPING = "stopping"
     STOPPED = "stopped"
 
 
 @dataclass(frozen=True)
 class DaemonOptions:
+    audio: bool = False  # listen on the microphone (`mavend run`)
     stdin_turns: bool = True  # read text turns from stdin, one per line
     notify_replies: bool = True  # show each turn's reply as a notification
     poll_s: float = 1.0  # how often the scheduler looks for reminders set by others
+    config_path: Path | None = None  # re-read on SIGHUP (None: the default place)
+    stop_timeout_s: float = 4.0  # how long a turn in progress may delay SIGTERM
 
 
 class AlreadyRunning(MavendError):
     pass
+
+
+# A crashed service is restarted after 1 s, 2 s, 4 s, ... at most this far apart.
+RESTART_MAX_S = 30.0
+# A service that ran this long before crashing starts its backoff again.
+RESTART_RESET_S = 60.0
 
 
 def lock_path(database: Path) -> Path:
@@ -74,15 +96,26 @@ def daemon_pid(database: Path) -> int | None:
         return None
 
 
+class Observer:
+    """What the daemon tells whoever listens (the D-Bus API's signals). No-ops here."""
+
+    def transcript(self, text: str, confidence: float) -> None: ...
+
+    def decision(self, turn: Turn) -> None: ...
+
+    def reminder_fired(self, firing: Firing) -> None: ...
+
+
 class Daemon:
     def __init__(
         self,
         settings: Settings,
         *,
         router: Any = None,
-        router_factory: Callable[[Callable[[], Any]], Any] | None = None,
+        router_factory: Callable[[Settings, Callable[[], Any]], Any] | None = None,
         options: DaemonOptions | None = None,
         stdin: IO[str] | None = None,
+        voice_factory: Callable[..., VoiceService] | None = None,
     ):
         self.settings = settings
         self.options = options or DaemonOptions()
@@ -91,47 +124,72 @@ class Daemon:
         self.clock = system_clock(self.tz)
         self._router = router
         self._router_factory = router_factory
+        self._voice_factory = voice_factory
         self._stdin = stdin
         self._stop = asyncio.Event()
-        self._tasks: list[asyncio.Task] = []
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._services: list[tuple[str, Callable[[], Awaitable[None]]]] = []
         self._lock_file: IO[str] | None = None
+        self._turns_in_flight = 0
+        self._turns_idle = asyncio.Event()
+        self._turns_idle.set()
+        self.observers: list[Observer] = []
+        self.restarts: dict[str, int] = {}
         self.store: Store | None = None
         self.scheduler: ReminderScheduler | None = None
         self.notifier: Notifier | None = None
         self.delivery: ReminderDelivery | None = None
         self.assistant: Assistant | None = None
+        self.router: PrefetchingRouter | None = None
+        self.voice: VoiceService | None = None
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
-        """Start, wait for SIGTERM/SIGINT, stop. The CLI's `run --no-audio`."""
+        """Start, serve until SIGTERM/SIGINT (SIGHUP reloads), stop. `mavend run`."""
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
+        loop.add_signal_handler(signal.SIGHUP, self.request_reload)
         try:
             await self.start()
-            log.info("mavend is running (no audio); stop with SIGTERM")
+            what = "listening for the wake word" if self.options.audio else "no audio"
+            log.info("mavend is running (%s); stop with SIGTERM, reload with SIGHUP", what)
             await self._stop.wait()
         finally:
             await self.stop()
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(sig)
         return 0
 
     def request_stop(self) -> None:
         self._stop.set()
 
+    def request_reload(self) -> None:
+        task = asyncio.get_running_loop().create_task(self.reload(), name="reload")
+        task.add_done_callback(_log_failure)
+
+    def add_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Another supervised task (before `start()`, or started at once while running)."""
+        self._services.append((name, run))
+        if self.state is DaemonState.RUNNING:
+            self._start_service(name, run)
+
     async def start(self) -> None:
         self.state = DaemonState.STARTING
         settings = self.settings
         self.store = Store.open(settings)
-        self._take_lock(self.store.path)
+        try:
+            self._take_lock(self.store.path)
+        except BaseException:
+            self.store.close()
+            raise
         loop = asyncio.get_running_loop()
         self.notifier = Notifier(settings.notifications)
         self.scheduler = ReminderScheduler(
             self.store,
             settings,
             self.tz,
-            on_fired=lambda firing: loop.call_soon_threadsafe(self._wake_delivery),
+            on_fired=lambda firing: loop.call_soon_threadsafe(self._fired, firing),
             clock=self.clock,
             poll_s=self.options.poll_s,
         )
@@ -142,50 +200,152 @@ class Daemon:
             on_change=self.scheduler.request_sync,
             clock=self.clock,
         )
-        router = self._router or await asyncio.to_thread(self._build_router)
-        self.assistant = Assistant(
-            settings,
-            self.store,
-            router,
-            clock=self.clock,
-            tz=self.tz,
-            on_reminders_changed=self.scheduler.request_sync,
-        )
+        self.router = PrefetchingRouter(self._router or await asyncio.to_thread(self._build_router))
+        self.assistant = self._make_assistant(settings, self.router)
         await asyncio.to_thread(self.scheduler.start)
-        self._tasks.append(asyncio.create_task(self.delivery.run(), name="delivery"))
+        services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("delivery", self.delivery.run)
+        ]
+        if self.options.audio:
+            self.voice = self._make_voice(settings)
+            # Ready means ready to listen: the models are loaded before start() returns.
+            if await self.voice.load():
+                await asyncio.to_thread(self._warm_up, self.router)
+            services.append(("voice", self.voice.run))
         if self.options.stdin_turns:
-            self._tasks.append(asyncio.create_task(self._stdin_turns(), name="stdin-turns"))
+            services.append(("stdin", self._stdin_turns))
+        self._services[:0] = services
         self.state = DaemonState.RUNNING
+        for name, run in self._services:
+            self._start_service(name, run)
 
     async def stop(self) -> None:
         if self.state in (DaemonState.STOPPING, DaemonState.STOPPED):
             return
         self.state = DaemonState.STOPPING
-        for task in self._tasks:
+        started = time.monotonic()
+        if self.voice is not None:
+            self.voice.pause()  # stop listening first: no new turn starts
+        with contextlib.suppress(TimeoutError):
+            # The turn in progress finishes (its reminder is saved, its act logged).
+            await asyncio.wait_for(self._turns_idle.wait(), self.options.stop_timeout_s)
+        for task in self._tasks.values():
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
+        for task in list(self._tasks.values()):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
         if self.scheduler is not None:
             await asyncio.to_thread(self.scheduler.stop)
         if self.notifier is not None:
             await self.notifier.close()
+        if self.router is not None:
+            self.router.close()
         if self.store is not None:
             self.store.close()
         self._release_lock()
         self.state = DaemonState.STOPPED
-        log.info("mavend stopped")
+        log.info("mavend stopped (%.1f s)", time.monotonic() - started)
+
+    async def reload(self) -> bool:
+        """SIGHUP: re-read the config, grammars and allowlist; False (logged) if invalid.
+
+        Reminders are not touched: the scheduler and the database stay as they
+        are. A bad config leaves the running one in place.
+        """
+        if self.state is not DaemonState.RUNNING:
+            return False
+        from mavend.config import load_settings
+
+        try:
+            settings = await asyncio.to_thread(load_settings, self.options.config_path)
+            router = PrefetchingRouter(await asyncio.to_thread(self._build_router, settings))
+            if self.options.audio:
+                await asyncio.to_thread(self._warm_up, router)
+        except MavendError as exc:
+            log.error("reload failed, the running configuration stays: %s", exc)
+            return False
+        self.state = DaemonState.RELOADING
+        old_router, self.router = self.router, router
+        self.settings = settings
+        self.assistant = self._make_assistant(settings, router)
+        assert self.delivery is not None and self.notifier is not None
+        self.delivery.settings = settings
+        self.notifier.settings = settings.notifications
+        if self.voice is not None and _audio_changed(self.voice.settings, settings):
+            log.info("audio settings changed: restarting the voice service")
+            await self._restart_service("voice", self._replace_voice(settings))
+        elif self.voice is not None:
+            self.voice.router = router
+        if old_router is not None:
+            old_router.close()
+        self.state = DaemonState.RUNNING
+        log.info("configuration reloaded")
+        return True
+
+    # the Controller of the D-Bus API -------------------------------------
+    async def say(self, text: str) -> Turn:
+        return await self.submit_text(text)
+
+    async def route(self, text: str) -> Any:
+        router = self._need(self.router)
+        return await asyncio.to_thread(router.route, text)
+
+    async def list_reminders(self) -> list[Reminder]:
+        scheduler = self._need(self.scheduler)
+        return await asyncio.to_thread(scheduler.book.list)
+
+    async def cancel_reminder(self, reminder_id: int) -> Reminder:
+        scheduler = self._need(self.scheduler)
+        reminder = await asyncio.to_thread(scheduler.book.cancel, reminder_id)
+        scheduler.request_sync()
+        return reminder
+
+    async def pause(self) -> None:
+        if self.voice is not None:
+            self.voice.pause()
+
+    async def resume(self) -> None:
+        if self.voice is not None:
+            self.voice.resume()
+
+    @property
+    def listening(self) -> bool:
+        return self.voice is not None and self.voice.listening
 
     # turns ---------------------------------------------------------------
     async def submit_text(self, text: str) -> Turn:
         """One text turn, as if it had been spoken; its reply is also shown."""
-        if self.assistant is None or self.state != DaemonState.RUNNING:
+        assistant = self.assistant
+        if assistant is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
-        turn = await asyncio.to_thread(self.assistant.handle_text, text)
+        self._turns_in_flight += 1
+        self._turns_idle.clear()
+        try:
+            turn = await asyncio.to_thread(assistant.handle_text, text)
+        finally:
+            self._turns_in_flight -= 1
+            if not self._turns_in_flight:
+                self._turns_idle.set()
+        self._tell("decision", turn)
         if self.options.notify_replies and turn.reply.text and self.notifier is not None:
             await self._show_reply(turn.reply.text)
         return turn
+
+    async def _voice_turn(self, transcript: Any) -> None:
+        self._tell("transcript", transcript.text, transcript.confidence)
+        turn = await self.submit_text(transcript.text)
+        decided = (time.monotonic() - transcript.speech_end_monotonic) * 1000.0
+        log.info(
+            "heard %r -> %s (%.0f ms from end of speech): %s",
+            transcript.text,
+            turn.decision.intent if turn.decision else "-",
+            decided,
+            turn.reply.text,
+        )
+        if turn.reply.outcome in (Outcome.ASKED, Outcome.CONFIRM) and self.voice is not None:
+            # The answer ("yes", "the kitchen one") needs no wake word.
+            self.voice.listen_now()
 
     async def _show_reply(self, text: str) -> None:
         assert self.notifier is not None
@@ -217,18 +377,98 @@ class Daemon:
             print(turn.reply.text, flush=True)
         log.debug("stdin closed; text turns over (the daemon keeps running)")
 
+    # supervision ---------------------------------------------------------
+    def _start_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        self._tasks[name] = asyncio.create_task(self._supervise(name, run), name=name)
+
+    async def _restart_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        task = self._tasks.pop(name, None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._services = [(n, r) for n, r in self._services if n != name] + [(name, run)]
+        self._start_service(name, run)
+
+    async def _supervise(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
+        """Run a service; when it crashes, log it and start it again after a backoff."""
+        delay = 1.0
+        while True:
+            started = time.monotonic()
+            try:
+                await run()
+                return  # finished on its own (stdin closed, a service with nothing to do)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if time.monotonic() - started > RESTART_RESET_S:
+                    delay = 1.0
+                self.restarts[name] = self.restarts.get(name, 0) + 1
+                log.exception(
+                    "the %s service crashed (restart %d in %.0f s); the others go on",
+                    name,
+                    self.restarts[name],
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESTART_MAX_S)
+
     # helpers -------------------------------------------------------------
-    def _build_router(self) -> Any:
+    def _build_router(self, settings: Settings | None = None) -> Any:
+        settings = settings or self.settings
         if self._router_factory is not None:
-            return self._router_factory(self.clock)
+            return self._router_factory(settings, self.clock)
         from mavend.router import build_router
 
         # Models load on first use: reminders and notifications do not wait for them.
-        return build_router(self.settings, clock=self.clock)
+        return build_router(settings, clock=self.clock)
 
-    def _wake_delivery(self) -> None:
+    def _make_assistant(self, settings: Settings, router: Any) -> Assistant:
+        assert self.store is not None and self.scheduler is not None
+        return Assistant(
+            settings,
+            self.store,
+            router,
+            clock=self.clock,
+            tz=self.tz,
+            on_reminders_changed=self.scheduler.request_sync,
+        )
+
+    def _make_voice(self, settings: Settings) -> VoiceService:
+        assert self.router is not None
+        factory = self._voice_factory or VoiceService
+        return factory(settings, self.router, self._voice_turn)
+
+    def _replace_voice(self, settings: Settings) -> Callable[[], Awaitable[None]]:
+        self.voice = self._make_voice(settings)
+        return self.voice.run
+
+    @staticmethod
+    def _warm_up(router: Any) -> None:
+        warm_up = getattr(router, "warm_up", None)
+        if warm_up is None:
+            return
+        try:
+            warm_up()
+        except MavendError as exc:  # a missing LLM: the classifier still routes
+            log.error("router models: %s", exc)
+
+    def _fired(self, firing: Firing) -> None:
         if self.delivery is not None:
             self.delivery.wake.set()
+        self._tell("reminder_fired", firing)
+
+    def _tell(self, what: str, *args: Any) -> None:
+        for observer in self.observers:
+            try:
+                getattr(observer, what)(*args)
+            except Exception:  # a listener's bug must not break a turn or a firing
+                log.exception("observer %r failed on %s", observer, what)
+
+    def _need(self, component: Any) -> Any:
+        if component is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
+            raise MavendError("the daemon is not running")
+        return component
 
     def _take_lock(self, database: Path) -> None:
         path = lock_path(database)
@@ -256,6 +496,38 @@ class Daemon:
             self._lock_file = None
 
 
+def _audio_changed(old: Settings, new: Settings) -> bool:
+    sections = ("audio", "wakeword", "endpoint", "stt")
+    return any(getattr(old, name) != getattr(new, name) for name in sections) or (
+        old.router.wake_words != new.router.wake_words
+    )
+
+
+def _log_failure(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("%s failed: %s", task.get_name(), task.exception())
+
+
+def run_daemon(settings: Settings, *, audio: bool, config_path: Path | None = None) -> int:
+    """`mavend run [--no-audio]`."""
+    options = DaemonOptions(audio=audio, stdin_turns=not audio, config_path=config_path)
+    return asyncio.run(Daemon(settings, options=options).run())
+
+
 def run_headless(settings: Settings) -> int:
     """`mavend run --no-audio`: the daemon without the audio front end."""
-    return asyncio.run(Daemon(settings).run())
+    return run_daemon(settings, audio=False)
+
+
+__all__ = [
+    "AlreadyRunning",
+    "Daemon",
+    "DaemonOptions",
+    "DaemonState",
+    "Observer",
+    "daemon_pid",
+    "lock_path",
+    "run_daemon",
+    "run_headless",
+]
+

@@ -101,7 +101,9 @@ class DeviceState:
     """The input device delivers audio, went away, is being retried, or is back."""
 
     kind: ClassVar[str] = "device"
-    state: str  # listening (audio flows), lost, retrying, restored
+    # listening (audio flows), lost, retrying, restored; failed: the front end's
+    # audio thread stopped on an error (the consumer may start it again)
+    state: str
     device: str
     detail: str = ""
 

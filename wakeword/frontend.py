@@ -175,10 +175,11 @@ class FrontEnd:
         models_dir = settings.models.models_path()
         vocabulary = grammar.vocabulary() if grammar is not None else []
         early = grammar is not None and settings.endpoint.grammar_early_stop
+        wake_settings = settings.wakeword
+        gate = EnergyGate(wake_settings.energy_gate_db) if wake_settings.energy_gate else None
+        stt_options.setdefault("window", settings.stt.encoder_window)
         return cls(
-            wake=WakeModel(
-                resolve_wake_model(settings.wakeword.model, models_dir), gate=EnergyGate()
-            ),
+            wake=WakeModel(resolve_wake_model(wake_settings.model, models_dir), gate=gate),
             vad=SileroVad(require("silero-vad", models_dir)),
             stt=SpeechToText.from_settings(
                 settings.stt,
@@ -223,7 +224,7 @@ class FrontEnd:
             self.run(source)
         except Exception as exc:  # tell the consumer instead of dying silently
             log.exception("the audio front end stopped")
-            self.sink(DeviceState("lost", source.name, f"{type(exc).__name__}: {exc}"))
+            self.sink(DeviceState("failed", source.name, f"{type(exc).__name__}: {exc}"))
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()

@@ -1,0 +1,284 @@
+"""The daemon's voice service: the microphone, through the audio front end, to turns.
+
+    MicrophoneSource -> FrontEnd (threads) --asyncio_sink--> events queue
+      -> this task: Wake (logged), Partial (routing starts early),
+         Transcript -> `on_transcript` (the daemon runs the turn),
+         DeviceState / NoSpeech / Dropped (logged)
+
+The front end's threads do the audio and the inference; this task only moves
+events. A `Partial` starts routing in the router's worker thread while the
+endpointing silence passes (`PrefetchingRouter`); the turn that follows reuses
+that decision when the final transcript says the same.
+
+What can fail, and what happens:
+- no microphone: one clear error (pointing at `mavend doctor`), then the
+  service retries with backoff; everything else in the daemon keeps running;
+- a missing model: one clear error (pointing at `mavend models pull`); the
+  service stops, the rest of the daemon keeps running;
+- the device vanishes mid-run: `MicrophoneSource` reconnects with backoff;
+- the front end's thread dies: restarted with backoff, and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from mavend.config import Settings
+from mavend.errors import DeviceError, MavendError, ModelError
+
+log = logging.getLogger(__name__)
+
+# Retrying a missing microphone: 2 s, 4 s, ... at most a minute apart.
+RETRY_FIRST_S = 2.0
+RETRY_MAX_S = 60.0
+
+
+class VoiceState(enum.Enum):
+    OFF = "off"
+    LOADING = "loading"
+    WAITING_FOR_DEVICE = "waiting_for_device"
+    LISTENING = "listening"
+    PAUSED = "paused"
+    FAILED = "failed"
+
+
+class PrefetchingRouter:
+    """The router, able to start a decision before the turn asks for it.
+
+    `prefetch(text)` routes in the router's one worker thread; a later
+    `route(text)` with the same text (and no extra arguments) takes that
+    result instead of routing again. Every call into the real router goes
+    through one lock: the LLM is not shared between threads. Anything else
+    (`grammar`, `classifier`, `warm_up`, ...) is the real router's.
+    """
+
+    def __init__(self, router: Any):
+        self.inner = router
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mavend-prefetch")
+        self._early: tuple[str, Future] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def prefetch(self, text: str) -> None:
+        text = text.strip()
+        if text:
+            self._early = (text, self._pool.submit(self._route, text))
+
+    def route(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        early, self._early = self._early, None
+        if early is not None and not args and not kwargs and early[0] == text.strip():
+            try:
+                return early[1].result()
+            except Exception as exc:  # route again below: the error is raised there
+                log.debug("the prefetched decision failed: %s", exc)
+        return self._route(text, *args, **kwargs)
+
+    def _route(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return self.inner.route(text, *args, **kwargs)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+TranscriptHandler = Callable[[Any], Awaitable[Any]]
+
+
+class VoiceService:
+    """One asyncio task: keeps the front end listening and hands transcripts on."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        router: PrefetchingRouter,
+        on_transcript: TranscriptHandler,
+        *,
+        on_event: Callable[[Any], None] = lambda event: None,
+        front_end_factory: Callable[..., Any] | None = None,
+        source_factory: Callable[..., Any] | None = None,
+    ):
+        self.settings = settings
+        self.router = router
+        self.on_transcript = on_transcript
+        self.on_event = on_event
+        self._front_end_factory = front_end_factory
+        self._source_factory = source_factory
+        self.state = VoiceState.OFF
+        self.error = ""
+        self.front: Any = None
+        self._events: asyncio.Queue[Any] | None = None
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._paused_source = asyncio.Event()
+
+    # control --------------------------------------------------------------
+    @property
+    def listening(self) -> bool:
+        return self.state is VoiceState.LISTENING
+
+    def pause(self) -> None:
+        """Stop listening and let go of the microphone, until `resume()`."""
+        if not self._resumed.is_set():
+            return
+        self._resumed.clear()
+        log.info("listening paused")
+        if self.front is not None:
+            # Stops the audio thread; the source closes the device on its way out.
+            threading.Thread(target=self.front.stop, name="voice-pause", daemon=True).start()
+
+    def resume(self) -> None:
+        if self._resumed.is_set():
+            return
+        log.info("listening resumed")
+        self._resumed.set()
+
+    def listen_now(self) -> None:
+        """Open a turn without the wake word: the user was just asked something."""
+        if self.front is not None and self.listening:
+            self.front.listen_now()
+
+    async def load(self) -> bool:
+        """Load the front end's models (in a thread). False, logged, if they are missing."""
+        if self.front is not None:
+            return True
+        self.state = VoiceState.LOADING
+        loop = asyncio.get_running_loop()
+        self._events = asyncio.Queue()
+        from wakeword import asyncio_sink
+
+        sink = asyncio_sink(loop, self._events)
+        try:
+            self.front = await asyncio.to_thread(self._build_front_end, sink)
+        except (ModelError, MavendError) as exc:
+            self._fail(f"the audio front end cannot start: {exc}")
+            return False
+        return True
+
+    async def run(self) -> None:
+        """The service's task: listen until cancelled."""
+        if not await self.load():
+            return
+        try:
+            delay = RETRY_FIRST_S
+            while True:
+                await self._resumed.wait()
+                source = await self._open_source(delay)
+                if source is None:
+                    delay = min(delay * 2, RETRY_MAX_S)
+                    continue
+                delay = RETRY_FIRST_S
+                self.state = VoiceState.LISTENING
+                self.front.start(source)
+                ended_cleanly = await self._consume()
+                if not self._resumed.is_set():
+                    self.state = VoiceState.PAUSED
+                    continue
+                if not ended_cleanly:
+                    # The audio thread died (logged by the front end): start it again.
+                    self.state = VoiceState.WAITING_FOR_DEVICE
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RETRY_MAX_S)
+        finally:
+            self.state = VoiceState.OFF
+            await asyncio.to_thread(self._close)
+
+    # internals ------------------------------------------------------------
+    def _build_front_end(self, sink: Callable[[Any], None]) -> Any:
+        started = time.monotonic()
+        grammar = getattr(self.router, "grammar", None)
+        if self._front_end_factory is not None:
+            front = self._front_end_factory(self.settings, sink=sink, grammar=grammar)
+        else:
+            from wakeword import FrontEnd
+
+            front = FrontEnd.from_settings(self.settings, sink=sink, grammar=grammar)
+        self._sink = sink
+        log.info("audio front end loaded in %.1f s", time.monotonic() - started)
+        return front
+
+    async def _open_source(self, delay: float) -> Any | None:
+        """The microphone, opened; None (after a wait) while it cannot be."""
+        source = self._make_source()
+        try:
+            await asyncio.to_thread(source.open)
+            return source
+        except DeviceError as exc:
+            if self.state is not VoiceState.WAITING_FOR_DEVICE:
+                log.error(
+                    "no microphone: %s. Reminders, notifications and the D-Bus API keep "
+                    "running; listening starts when a microphone appears (retrying).",
+                    exc,
+                )
+            else:
+                log.debug("still no microphone (%s); next try in %.0f s", exc, delay)
+            self.state = VoiceState.WAITING_FOR_DEVICE
+            self.error = str(exc)
+            with contextlib.suppress(TimeoutError):
+                # A pause while waiting stops the retries until resumed.
+                await asyncio.wait_for(self._wait_paused(), timeout=delay)
+            return None
+
+    async def _wait_paused(self) -> None:
+        while self._resumed.is_set():
+            await asyncio.sleep(0.2)
+
+    def _make_source(self) -> Any:
+        if self._source_factory is not None:
+            return self._source_factory(self.settings.audio, on_state=self._sink)
+        from wakeword import MicrophoneSource
+
+        return MicrophoneSource.from_settings(self.settings.audio, on_state=self._sink)
+
+    async def _consume(self) -> bool:
+        """Events until the source ends: True if it ended (stopped), False if it died."""
+        from wakeword import DeviceState, Partial, SourceEnded, Transcript, Wake
+
+        assert self._events is not None
+        while True:
+            event = await self._events.get()
+            self.on_event(event)
+            if isinstance(event, SourceEnded):
+                return True
+            if isinstance(event, Wake):
+                continue  # logged by the front end
+            if isinstance(event, Partial):
+                self.router.prefetch(event.text)
+            elif isinstance(event, Transcript):
+                await self._turn(event)
+            elif isinstance(event, DeviceState):
+                if event.state == "failed":
+                    # The front end's audio thread is gone (it logged why).
+                    await asyncio.to_thread(self.front.stop)
+                    return False
+                self.state = (
+                    VoiceState.WAITING_FOR_DEVICE
+                    if event.state in ("lost", "retrying")
+                    else VoiceState.LISTENING
+                )
+
+    async def _turn(self, transcript: Any) -> None:
+        try:
+            await self.on_transcript(transcript)
+        except Exception:  # one bad turn must not stop listening
+            log.exception("the turn for %r failed", transcript.text)
+
+    def _fail(self, message: str) -> None:
+        self.state = VoiceState.FAILED
+        self.error = message
+        log.error("%s. Everything else keeps running; `mavend doctor` says what is missing.",
+                  message)
+
+    def _close(self) -> None:
+        if self.front is not None:
+            self.front.close()
+            self.front = None
