@@ -6,8 +6,11 @@
 
 With `--json`, one JSON object per line per event: `file`, `wake`,
 `transcript`, `decision` (the `mavend route --json` object plus `latency_ms`),
-and `no_speech`, `dropped`, `device`, `error` when they happen. `--no-act`
-decides but runs nothing; acting on decisions is not built yet either way.
+`reply` (what the handler did: text, outcome), and `no_speech`, `dropped`,
+`device`, `error` when they happen. `--no-act` decides but runs no handler.
+Acting, a turn is exactly a `mavend say` turn (the same database, allowlist and
+confirmations); a question ("Do you want me to ...?") opens the next turn
+without the wake word.
 """
 
 from __future__ import annotations
@@ -26,10 +29,6 @@ from mavend.errors import MavendError
 log = logging.getLogger("mavend.listen")
 
 HELP = "listen for the wake word, transcribe the command, and show the router's decision"
-NOT_ACTING = (
-    "acting on decisions is not built yet: decisions are printed, nothing is run "
-    "(--no-act makes that explicit)"
-)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -80,9 +79,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_listen(args: argparse.Namespace) -> int:
+    from mavend.assistant import open_assistant
     from mavend.cli import _parse_now, settings_from
     from mavend.clock import fixed_clock, system_clock, user_timezone
     from mavend.router import build_router
+    from mavend.voice import PrefetchingRouter
     from wakeword import EventQueue, FrontEnd, MicrophoneSource
 
     settings = settings_from(args)
@@ -93,8 +94,6 @@ def cmd_listen(args: argparse.Namespace) -> int:
     tz = user_timezone(settings.reminders.timezone)
     clock = fixed_clock(_parse_now(args.now), tz) if args.now else system_clock(tz)
     out = _Printer(args.json)
-    if not args.no_act:
-        print(f"mavend: {NOT_ACTING}", file=sys.stderr)
 
     events = EventQueue()
     microphone = None
@@ -104,9 +103,12 @@ def cmd_listen(args: argparse.Namespace) -> int:
         microphone = MicrophoneSource.from_settings(settings.audio, on_state=events)
         fmt = microphone.open()
         print(f"listening on {fmt.name!r} (Ctrl-C to stop)", file=sys.stderr)
-    router = build_router(settings, clock=clock, use_llm=False if args.no_llm else None)
+    router = PrefetchingRouter(
+        build_router(settings, clock=clock, use_llm=False if args.no_llm else None)
+    )
     router.warm_up()  # load the models now, so the first decision is not the slow one
     front = FrontEnd.from_settings(settings, sink=events, grammar=router.grammar)
+    actor = None if args.no_act else open_assistant(settings, router=router, clock=clock)
     failures = 0
     try:
         for label, source in _sources(args, microphone, out):
@@ -116,12 +118,14 @@ def cmd_listen(args: argparse.Namespace) -> int:
             if label:
                 out.event({"event": "file", "path": label}, f"file {label}")
             front.start(source)
-            _consume(events, router, out)
+            _consume(events, router, out, actor, front)
     except KeyboardInterrupt:
         front.stop()
         return 130
     finally:
         front.close()
+        if actor is not None:
+            actor.store.close()
     return 1 if failures else 0
 
 
@@ -143,8 +147,9 @@ def _sources(args, microphone, out) -> Iterator[tuple[str, object | None]]:
         yield "", microphone
 
 
-def _consume(events, router, out: _Printer) -> None:
-    """Print the front end's events and route each transcript, until the source ends."""
+def _consume(events, router, out: _Printer, actor=None, front=None) -> None:
+    """Print the front end's events and route (and, with an `actor`, run) each
+    transcript, until the source ends."""
     from wakeword import Partial, SourceEnded, Transcript, Wake, event_to_json
 
     decider = Decider(router)
@@ -166,7 +171,10 @@ def _consume(events, router, out: _Printer) -> None:
                     f"heard   {event.text!r} (confidence {event.confidence:.2f}, "
                     f"{event.latency_ms:.0f} ms after speech)",
                 )
-                _print_decision(event, *decider.decide(event), out)
+                decision, ready, reused = decider.decide(event)
+                _print_decision(event, decision, ready, reused, out)
+                if actor is not None:
+                    _act(actor, router, event.text, decision, out, front)
             else:
                 detail = {k: v for k, v in data.items() if k != "event"}
                 out.event(data, f"{data['event']:<7} {json.dumps(detail, ensure_ascii=False)}")
@@ -208,6 +216,18 @@ class Decider:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+
+
+def _act(actor, router, text: str, decision, out: _Printer, front) -> None:
+    """Run the turn as `mavend say` would, reusing the decision just printed."""
+    from mavend.handlers import Outcome
+
+    router.remember(text, decision)
+    turn = actor.handle_text(text)
+    reply = turn.reply.to_json()
+    out.event({"event": "reply", **reply}, f"reply   {turn.reply.text}")
+    if turn.reply.outcome in (Outcome.ASKED, Outcome.CONFIRM) and front is not None:
+        front.listen_now()  # the answer needs no wake word
 
 
 def _print_decision(transcript, decision, ready: float, reused: bool, out: _Printer) -> None:

@@ -74,6 +74,12 @@ class PrefetchingRouter:
         if text:
             self._early = (text, self._pool.submit(self._route, text))
 
+    def remember(self, text: str, decision: Any) -> None:
+        """The next `route(text)` returns `decision` (made elsewhere) without routing."""
+        done: Future = Future()
+        done.set_result(decision)
+        self._early = (text.strip(), done)
+
     def route(self, text: str, *args: Any, **kwargs: Any) -> Any:
         early, self._early = self._early, None
         if early is not None and not args and not kwargs and early[0] == text.strip():

@@ -108,14 +108,27 @@ def test_listen_to_two_files_prints_one_json_object_per_event(clips) -> None:
     assert fed[1].text == transcript["text"] and fed[3].text == fed[4].text
     assert set(transcript["timings"]) == {
         "wake_detected", "speech_start", "speech_end", "transcript_ready"}
-    assert "not built yet" not in result.stderr  # --no-act: nothing to excuse
+    assert not any(e["event"] == "reply" for e in everything)  # --no-act: nothing ran
 
 
-def test_without_no_act_it_says_acting_is_not_built(clips) -> None:
-    result = mavend("listen", "--no-llm", "--audio-file", str(clips["lock"]))
+def test_without_no_act_each_turn_runs_as_mavend_say_would(clips, private_dirs) -> None:
+    config = private_dirs / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[[acts.allow]]\nname = "lock_screen"\nargv = ["true"]\n')
+    result = mavend("listen", "--json", "--no-llm", "--audio-file", str(clips["lock"]),
+                    str(clips["timer"]))
     assert result.returncode == 0, result.stderr
-    assert "not built yet" in result.stderr
-    assert "lock_screen" in result.stdout and "intent:     act" in result.stdout
+    events = [e for e in lines(result.stdout) if e["event"] in ("decision", "reply")]
+    assert [e["event"] for e in events] == ["decision", "reply", "decision", "reply"]
+    lock, timer = events[1], events[3]
+    assert lock["outcome"] == "done", lock
+    assert timer["outcome"] == "done" and timer["text"].startswith("Timer set"), timer
+    listed = subprocess.run(
+        [sys.executable, "-m", "mavend", "reminders", "list", "--json"],
+        capture_output=True, text=True, timeout=60, env=os.environ.copy(),
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert [r["kind"] for r in lines(listed.stdout)] == ["timer"]
 
 
 def test_listen_reads_raw_pcm_on_stdin() -> None:
