@@ -254,9 +254,11 @@ def open_assistant(
     store = Store.open(settings)
     try:
         if router is None:
-            from mavend.router import build_router
+            from mavend.router import build_available_router
 
-            router = build_router(settings, clock=clock)
+            router, problems = build_available_router(settings, clock=clock)
+            for problem in problems:
+                log.warning("routing without a model: %s. Grammar commands still work.", problem)
     except BaseException:
         store.close()
         raise

@@ -7,10 +7,11 @@ bad; 5 device or service missing; 6 not yet built (see mavend/errors.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +28,7 @@ EPILOG = """exit codes:
   2  usage error             6  not yet built in this release
   3  configuration error
 """
+LOCAL_HELP = "run in this process even when a daemon is running (default: the daemon answers)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     say = _command(commands, "say", "text in, through the router and the handlers, reply out")
     say.add_argument("text", nargs="+", help="what you would have said")
     say.add_argument("--json", action="store_true", help="print the decision and the reply as JSON")
+    say.add_argument("--local", action="store_true", help=LOCAL_HELP)
     say.set_defaults(func=cmd_say)
 
     route = _command(commands, "route", "show the routing decision for TEXT; no side effects")
@@ -70,11 +73,19 @@ def build_parser() -> argparse.ArgumentParser:
     route.add_argument(
         "--no-llm", action="store_true", help="skip the LLM stage (grammar and classifier only)"
     )
+    route.add_argument(
+        "--local", action="store_true", help=LOCAL_HELP + " (--now, --no-llm imply it)"
+    )
     route.set_defaults(func=cmd_route)
 
     doctor = _command(commands, "doctor", "check models, audio, D-Bus, storage and the LLM")
     doctor.add_argument("--json", action="store_true", help="one JSON object per check")
     doctor.set_defaults(func=cmd_doctor)
+
+    pause = _command(commands, "pause", "the running daemon stops listening (the microphone)")
+    pause.set_defaults(func=cmd_pause)
+    resume = _command(commands, "resume", "the running daemon listens again")
+    resume.set_defaults(func=cmd_resume)
 
     from mavend.models.cli import register as register_models
 
@@ -87,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     from mavend.listen import register as register_listen
 
     register_listen(commands)
+
+
+    from mavend.service import register as register_service
+
+    register_service(commands)
 
     evaluate = _command(commands, "eval", "measure the router or the time resolver on a dataset")
     eval_commands = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
@@ -134,6 +150,15 @@ def cmd_route(args: argparse.Namespace) -> int:
     from mavend.router import build_router
 
     settings = settings_from(args)
+    if not (args.now or args.no_llm) and _daemon_serves(args, settings):
+        from mavend import dbus_client
+
+        with _unless_unavailable():
+            answer = dbus_client.route(" ".join(args.text))
+            print(
+                json.dumps(answer, ensure_ascii=False) if args.json else describe_decision(answer)
+            )
+            return 0
     tz = user_timezone(settings.reminders.timezone)
     clock = fixed_clock(_parse_now(args.now), tz) if args.now else system_clock(tz)
     router = build_router(settings, clock=clock, use_llm=False if args.no_llm else None)
@@ -171,22 +196,62 @@ def cmd_say(args: argparse.Namespace) -> int:
     from mavend.daemon import daemon_pid
 
     settings = settings_from(args)
+    text = " ".join(args.text)
+    if _daemon_serves(args, settings):
+        from mavend import dbus_client
+
+        with _unless_unavailable():
+            return _print_turn(args, dbus_client.say_json(text), daemon_running=True)
     assistant = open_assistant(settings)
     try:
-        turn = assistant.handle_text(" ".join(args.text))
+        turn = assistant.handle_text(text)
     finally:
         assistant.store.close()
-    reply = turn.reply
-    print(json.dumps(turn.to_json(), ensure_ascii=False) if args.json else reply.text)
-    if "error" in reply.data:
-        print(f"mavend: {reply.data['error']}", file=sys.stderr)
-    if "reminder_id" in reply.data and daemon_pid(assistant.store.path) is None:
+    running = daemon_pid(assistant.store.path) is not None
+    return _print_turn(args, turn.to_json(), daemon_running=running)
+
+
+def _print_turn(args: argparse.Namespace, turn: dict, *, daemon_running: bool) -> int:
+    from mavend.handlers import Outcome
+
+    reply = turn["reply"]
+    print(json.dumps(turn, ensure_ascii=False) if args.json else reply["text"])
+    if "error" in reply["data"]:
+        print(f"mavend: {reply['data']['error']}", file=sys.stderr)
+    if "reminder_id" in reply["data"] and not daemon_running:
         # Saved either way; say when it will actually fire.
         print(
             "mavend: the daemon is not running: the reminder fires once `mavend run` starts",
             file=sys.stderr,
         )
-    return 1 if reply.outcome.is_failure else 0
+    return 1 if Outcome(reply["outcome"]).is_failure else 0
+
+
+def _daemon_serves(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether a running daemon should answer: it holds this config's database and the
+    D-Bus name (the same process), and --local was not given. Its models are warm and
+    its state is the one that counts; a daemon on another database is not asked."""
+    if getattr(args, "local", False):
+        return False
+    from mavend.daemon import daemon_pid
+
+    holder = daemon_pid(settings.storage.database_path())
+    if holder is None:
+        return False  # no daemon on this database: no need to look at the bus
+    from mavend.dbus_client import daemon_pid_on_bus
+
+    return daemon_pid_on_bus() == holder
+
+
+@contextlib.contextmanager
+def _unless_unavailable() -> Iterator[None]:
+    """Goes on past DaemonUnavailable: the call never reached a daemon, so run it here."""
+    from mavend.dbus_client import DaemonUnavailable
+
+    try:
+        yield
+    except DaemonUnavailable as exc:
+        log.debug("the daemon went away; running here: %s", exc)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -196,6 +261,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Without a microphone the daemon still runs (reminders, the D-Bus API): it
     # says so once, points at `mavend doctor`, and keeps retrying the device.
     return run_daemon(settings, audio=not args.no_audio, config_path=args.config)
+
+
+def cmd_pause(args: argparse.Namespace) -> int:
+    from mavend import dbus_client
+
+    settings_from(args)  # a bad config is still reported, as everywhere
+    dbus_client.pause()  # DaemonUnavailable: exit 5
+    print("paused: the daemon is not listening (`mavend resume` to listen again)")
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from mavend import dbus_client
+
+    settings_from(args)
+    dbus_client.resume()
+    print("resumed: the daemon is listening")
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -43,6 +43,7 @@ from mavend.errors import MavendError
 from mavend.handlers import Outcome
 from mavend.notify import Notification, Notifier, NotifyUnavailable
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
+from mavend.sdnotify import SystemdNotifier
 from mavend.store import Store
 from mavend.voice import PrefetchingRouter, VoiceService
 
@@ -66,6 +67,7 @@ class DaemonOptions:
     poll_s: float = 1.0  # how often the scheduler looks for reminders set by others
     config_path: Path | None = None  # re-read on SIGHUP (None: the default place)
     stop_timeout_s: float = 4.0  # how long a turn in progress may delay SIGTERM
+    dbus_api: bool = True  # org.mavend.Assistant1 on the session bus (docs/dbus.md)
 
 
 class AlreadyRunning(MavendError):
@@ -76,6 +78,9 @@ class AlreadyRunning(MavendError):
 RESTART_MAX_S = 30.0
 # A service that ran this long before crashing starts its backoff again.
 RESTART_RESET_S = 60.0
+# No session bus yet (a headless boot, a login still starting): look again this often.
+API_RETRY_FIRST_S = 2.0
+API_RETRY_MAX_S = 60.0
 
 
 def lock_path(database: Path) -> Path:
@@ -106,6 +111,23 @@ class Observer:
     def reminder_fired(self, firing: Firing) -> None: ...
 
 
+class _ApiSignals(Observer):
+    """The daemon's events as the D-Bus API's signals."""
+
+    def __init__(self, api: Any):
+        self.api = api
+
+    def transcript(self, text: str, confidence: float) -> None:
+        self.api.emit_transcript(text, confidence)
+
+    def decision(self, turn: Turn) -> None:
+        if turn.decision is not None:
+            self.api.emit_decision(turn.decision)
+
+    def reminder_fired(self, firing: Firing) -> None:
+        self.api.emit_reminder_fired(firing.reminder.id, firing.reminder.text)
+
+
 class Daemon:
     def __init__(
         self,
@@ -134,6 +156,8 @@ class Daemon:
         self._turns_idle = asyncio.Event()
         self._turns_idle.set()
         self.observers: list[Observer] = []
+        # Read once; removed from the environment so acts do not inherit it.
+        self.systemd = SystemdNotifier(unset_environment=True)
         self.restarts: dict[str, int] = {}
         self.store: Store | None = None
         self.scheduler: ReminderScheduler | None = None
@@ -145,7 +169,12 @@ class Daemon:
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
-        """Start, serve until SIGTERM/SIGINT (SIGHUP reloads), stop. `mavend run`."""
+        """Start, serve until SIGTERM/SIGINT (SIGHUP reloads), stop. `mavend run`.
+
+        Under systemd (Type=notify): READY=1 once the models are loaded,
+        WATCHDOG=1 from this event loop (a hung loop stops the pings, and
+        systemd restarts the service), RELOADING=1 on SIGHUP, STOPPING=1.
+        """
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop)
@@ -154,9 +183,13 @@ class Daemon:
             await self.start()
             what = "listening for the wake word" if self.options.audio else "no audio"
             log.info("mavend is running (%s); stop with SIGTERM, reload with SIGHUP", what)
+            self.add_service("watchdog", self.systemd.run_watchdog)
+            self.systemd.ready(self._status_line())
             await self._stop.wait()
         finally:
+            self.systemd.stopping()
             await self.stop()
+            self.systemd.close()
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(sig)
         return 0
@@ -165,8 +198,22 @@ class Daemon:
         self._stop.set()
 
     def request_reload(self) -> None:
-        task = asyncio.get_running_loop().create_task(self.reload(), name="reload")
+        task = asyncio.get_running_loop().create_task(self._reload_notified(), name="reload")
         task.add_done_callback(_log_failure)
+
+    async def _reload_notified(self) -> None:
+        self.systemd.reloading()
+        try:
+            await self.reload()
+        finally:
+            self.systemd.ready(self._status_line())
+
+    def _status_line(self) -> str:
+        if self.voice is None:
+            return "running without audio"
+        return f"voice: {self.voice.state.value}" + (
+            f" ({self.voice.error})" if self.voice.error else ""
+        )
 
     def add_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
         """Another supervised task (before `start()`, or started at once while running)."""
@@ -206,6 +253,8 @@ class Daemon:
         services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("delivery", self.delivery.run)
         ]
+        if self.options.dbus_api:
+            services.append(("dbus-api", self._serve_api))
         if self.options.audio:
             self.voice = self._make_voice(settings)
             # Ready means ready to listen: the models are loaded before start() returns.
@@ -285,7 +334,8 @@ class Daemon:
 
     # the Controller of the D-Bus API -------------------------------------
     async def say(self, text: str) -> Turn:
-        return await self.submit_text(text)
+        # The caller (`mavend say`, a script) shows the reply itself: no pop-up.
+        return await self.submit_text(text, notify=False)
 
     async def route(self, text: str) -> Any:
         router = self._need(self.router)
@@ -314,7 +364,7 @@ class Daemon:
         return self.voice is not None and self.voice.listening
 
     # turns ---------------------------------------------------------------
-    async def submit_text(self, text: str) -> Turn:
+    async def submit_text(self, text: str, *, notify: bool = True) -> Turn:
         """One text turn, as if it had been spoken; its reply is also shown."""
         assistant = self.assistant
         if assistant is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
@@ -328,7 +378,7 @@ class Daemon:
             if not self._turns_in_flight:
                 self._turns_idle.set()
         self._tell("decision", turn)
-        if self.options.notify_replies and turn.reply.text and self.notifier is not None:
+        if notify and self.options.notify_replies and turn.reply.text and self.notifier:
             await self._show_reply(turn.reply.text)
         return turn
 
@@ -377,6 +427,33 @@ class Daemon:
             print(turn.reply.text, flush=True)
         log.debug("stdin closed; text turns over (the daemon keeps running)")
 
+    async def _serve_api(self) -> None:
+        """The D-Bus API: on the session bus while there is one; reconnects when it drops."""
+        from mavend.dbus_api import ApiUnavailable, DbusApi, NameTaken
+
+        api = DbusApi(self)
+        signals = _ApiSignals(api)
+        self.observers.append(signals)
+        delay, told = API_RETRY_FIRST_S, False
+        try:
+            while True:
+                try:
+                    await api.start()
+                except (ApiUnavailable, NameTaken) as exc:
+                    if not told:
+                        log.warning("D-Bus control API off: %s (retrying)", exc)
+                        told = True
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, API_RETRY_MAX_S)
+                    continue
+                delay, told = API_RETRY_FIRST_S, False
+                while api.running:
+                    await asyncio.sleep(1.0)
+                log.warning("the session bus connection dropped: reconnecting the D-Bus API")
+        finally:
+            self.observers.remove(signals)
+            await api.stop()
+
     # supervision ---------------------------------------------------------
     def _start_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
         self._tasks[name] = asyncio.create_task(self._supervise(name, run), name=name)
@@ -418,10 +495,13 @@ class Daemon:
         settings = settings or self.settings
         if self._router_factory is not None:
             return self._router_factory(settings, self.clock)
-        from mavend.router import build_router
+        from mavend.router import build_available_router
 
-        # Models load on first use: reminders and notifications do not wait for them.
-        return build_router(settings, clock=self.clock)
+        # Model files are checked now and loaded on first use (or by warm-up).
+        router, problems = build_available_router(settings, clock=self.clock)
+        for problem in problems:
+            log.error("routing without a model: %s. Grammar commands still work.", problem)
+        return router
 
     def _make_assistant(self, settings: Settings, router: Any) -> Assistant:
         assert self.store is not None and self.scheduler is not None

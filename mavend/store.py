@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -140,7 +141,22 @@ class Store:
             raise StorageError(
                 f"cannot create the data directory {self.path.parent}: {exc}"
             ) from exc
+        self._check_writable()
         self._migrate()
+
+    def _check_writable(self) -> None:
+        # SQLite's own error here is "unable to open database file": say which and why.
+        folder = self.path.parent
+        if os.access(folder, os.W_OK) and (
+            not self.path.exists() or os.access(self.path, os.W_OK)
+        ):
+            return
+        where = folder if not os.access(folder, os.W_OK) else self.path
+        raise StorageError(
+            f"{where} is read-only: mavend keeps its reminders, notes and facts in "
+            f"{self.path} and must be able to write there. Make it writable, or point "
+            "[storage] data_dir (or MAVEND_DATA_DIR) at a writable folder."
+        )
 
     @classmethod
     def open(cls, settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> Store:

@@ -157,6 +157,8 @@ class VoiceService:
         """Load the front end's models (in a thread). False, logged, if they are missing."""
         if self.front is not None:
             return True
+        if self.state is VoiceState.FAILED:
+            return False  # said once; a reload (SIGHUP) makes a new service
         self.state = VoiceState.LOADING
         loop = asyncio.get_running_loop()
         self._events = asyncio.Queue()

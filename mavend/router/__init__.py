@@ -31,6 +31,7 @@ __all__ = [
     "Slots",
     "Source",
     "Stage",
+    "build_available_router",
     "build_router",
     "model_path",
 ]
@@ -94,6 +95,32 @@ def build_router(
         policy=policy,
         clock=clock,
     )
+
+
+def build_available_router(
+    settings: Settings, *, clock: Callable[[], datetime]
+) -> tuple[Router, list[str]]:
+    """`build_router`, leaving out the models that are missing or broken.
+
+    For the daemon and `mavend say`: without the classifier or the LLM the
+    grammar still routes its commands and anything else is asked about, so a
+    missing model costs what it must and no more. Returns the router and one
+    message per model left out.
+    """
+    from mavend.errors import ModelError
+
+    problems: list[str] = []
+    for use_llm, use_classifier in ((None, True), (False, True), (None, False), (False, False)):
+        try:
+            router = build_router(
+                settings, clock=clock, use_llm=use_llm, use_classifier=use_classifier
+            )
+        except ModelError as exc:
+            if str(exc) not in problems:
+                problems.append(str(exc))
+            continue
+        return router, problems
+    raise AssertionError("a grammar-only router needs no model")  # pragma: no cover
 
 
 class Lazy:
