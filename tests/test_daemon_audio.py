@@ -101,7 +101,10 @@ async def listening_daemon(recorder: Recorder) -> AsyncIterator[Daemon]:
         await until(lambda: daemon.listening, 30, "the microphone to deliver audio")
         yield daemon
     finally:
+        started = time.monotonic()
         await daemon.stop()
+        print(f"lifecycle: stop with the microphone open took {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started <= 5.0
 
 
 async def until(condition: Callable[[], object], timeout: float, what: str) -> object:
@@ -201,8 +204,12 @@ def test_run_without_a_microphone_says_so_once_and_keeps_running(tmp_path: Path)
             time.sleep(0.2)
         time.sleep(2.5)  # the first retry passes
         assert process.poll() is None, log.read_text()  # still running
+        started = time.monotonic()
         process.send_signal(signal.SIGTERM)
         assert process.wait(10) == 0, log.read_text()
+        stopped_s = time.monotonic() - started
+        print(f"lifecycle: SIGTERM -> exit 0 in {stopped_s:.2f} s (audio, no microphone)")
+        assert stopped_s <= 5.0
     finally:
         if process.poll() is None:
             process.kill()
