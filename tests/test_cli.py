@@ -40,6 +40,12 @@ def mavend(
         ["models", "verify"],
         ["eval"],
         ["eval", "time"],
+        ["pause"],
+        ["resume"],
+        ["service", "install"],
+        ["service", "status"],
+        ["listen"],
+        ["reminders"],
     ],
 )
 def test_every_command_has_help(command: list[str]) -> None:
