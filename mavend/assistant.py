@@ -22,6 +22,7 @@ from mavend.errors import MavendError, StorageCorruptError, StorageError, Storag
 from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
 from mavend.handlers.act import CONFIRM_KEY
 from mavend.handlers.common import ChatLlm, Clock, Embedder
+from mavend.memory import Memory
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.store import Store
@@ -86,6 +87,7 @@ class Assistant:
             system_commands=system_commands,
         )
         self.handler = TurnHandler(self.ctx)
+        self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         self._lock = threading.Lock()
 
     def handle_text(self, text: str) -> Turn:
@@ -133,6 +135,12 @@ class Assistant:
                 decided_by="reminder-command",
             )
             return decision, self.handler.command(command)
+        if self.memory.enabled:
+            # Habits and repairs: may settle or repair the route, learns from the reply.
+            plan = self.memory.plan(self.router, utterance)
+            reply = self.handler.handle(plan.decision)
+            self.memory.observe(plan, reply.outcome, reply.error_class)
+            return plan.decision, reply
         decision = self.router.route(utterance)
         return decision, self.handler.handle(decision)
 

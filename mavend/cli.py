@@ -99,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_listen(commands)
 
+    from mavend.memory.cli import register as register_memory
+
+    register_memory(commands)
 
     from mavend.service import register as register_service
 

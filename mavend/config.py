@@ -256,6 +256,12 @@ class MemorySettings:
     recall_item_chars: int = Field(default=180, ge=20, le=2000)
     recall_max_chars: int = Field(default=600, ge=20, le=10000)
     habit_confidence: Probability = 0.7
+    # User-confirmed records a habit needs before it may settle an unclear turn.
+    habit_min_support: int = Field(default=2, ge=1, le=100)
+    # A "no, I meant ..." counts as a correction of the previous turn within this many seconds.
+    correction_window_s: Positive = 120.0
+    # Habit records kept (the oldest are dropped first); repairs are few and all kept.
+    max_records: int = Field(default=5000, ge=10, le=1000000)
 
 
 @_settings

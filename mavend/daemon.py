@@ -249,6 +249,7 @@ class Daemon:
         )
         self.router = PrefetchingRouter(self._router or await asyncio.to_thread(self._build_router))
         self.assistant = self._make_assistant(settings, self.router)
+        self.router.context_for = self.assistant.memory.context_for
         await asyncio.to_thread(self.scheduler.start)
         services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
             ("delivery", self.delivery.run)
@@ -318,6 +319,7 @@ class Daemon:
         old_router, self.router = self.router, router
         self.settings = settings
         self.assistant = self._make_assistant(settings, router)
+        router.context_for = self.assistant.memory.context_for
         assert self.delivery is not None and self.notifier is not None
         self.delivery.settings = settings
         self.notifier.settings = settings.notifications

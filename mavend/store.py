@@ -119,6 +119,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             expires_ts REAL             -- NULL: until replaced
         )""",
     ),
+    # 2: memory (mavend.memory): phrasing habits and repairs. Only rows whose
+    # `marker` the memory module wrote are ever read back into routing.
+    (
+        """CREATE TABLE memory (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,         -- habit | repair (anything else is ignored)
+            name TEXT NOT NULL,         -- habit::<intent>, repair::<signature key>
+            scope TEXT NOT NULL,        -- whose it is: the owner's, a guest's, private
+            utterance TEXT NOT NULL DEFAULT '',
+            intent TEXT NOT NULL DEFAULT '',
+            fn TEXT NOT NULL DEFAULT '',
+            args TEXT NOT NULL DEFAULT '{}',  -- JSON object
+            confidence REAL NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT '',  -- routed | confirmed | corrected
+            marker TEXT,                -- JSON, the writer's structured marker
+            successes INTEGER NOT NULL DEFAULT 0,
+            failures INTEGER NOT NULL DEFAULT 0,
+            at TEXT NOT NULL,
+            at_ts REAL NOT NULL,
+            updated_ts REAL NOT NULL
+        )""",
+        "CREATE INDEX memory_kind_scope ON memory (kind, scope, at_ts)",
+        "CREATE INDEX memory_name ON memory (name)",
+    ),
 )
 
 

@@ -60,11 +60,13 @@ class PrefetchingRouter:
     (`grammar`, `classifier`, `warm_up`, ...) is the real router's.
     """
 
-    def __init__(self, router: Any):
+    def __init__(self, router: Any, context_for: Callable[[Any, str], str] | None = None):
         self.inner = router
+        # The LLM context (memory's recall block) the turn will route `text` with.
+        self.context_for = context_for
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mavend-prefetch")
-        self._early: tuple[str, Future] | None = None
+        self._early: tuple[str, str, Future] | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -72,26 +74,33 @@ class PrefetchingRouter:
     def prefetch(self, text: str) -> None:
         text = text.strip()
         if text:
-            self._early = (text, self._pool.submit(self._route, text))
+            self._early = (text, "?", self._pool.submit(self._prefetched, text))
 
-    def remember(self, text: str, decision: Any) -> None:
+    def _prefetched(self, text: str) -> Any:
+        context = self.context_for(self.inner, text) if self.context_for else ""
+        decision = self._route(text, context=context) if context else self._route(text)
+        return context, decision
+
+    def remember(self, text: str, decision: Any, context: str = "") -> None:
         """The next `route(text)` returns `decision` (made elsewhere) without routing."""
         done: Future = Future()
-        done.set_result(decision)
-        self._early = (text.strip(), done)
+        done.set_result((context, decision))
+        self._early = (text.strip(), context, done)
 
-    def route(self, text: str, *args: Any, **kwargs: Any) -> Any:
+    def route(self, text: str, *, context: str = "") -> Any:
         early, self._early = self._early, None
-        if early is not None and not args and not kwargs and early[0] == text.strip():
+        if early is not None and early[0] == text.strip():
             try:
-                return early[1].result()
+                used, decision = early[2].result()
+                if used == context:
+                    return decision
             except Exception as exc:  # route again below: the error is raised there
                 log.debug("the prefetched decision failed: %s", exc)
-        return self._route(text, *args, **kwargs)
+        return self._route(text, context=context) if context else self._route(text)
 
-    def _route(self, text: str, *args: Any, **kwargs: Any) -> Any:
+    def _route(self, text: str, **kwargs: Any) -> Any:
         with self._lock:
-            return self.inner.route(text, *args, **kwargs)
+            return self.inner.route(text, **kwargs)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

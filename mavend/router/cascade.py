@@ -183,6 +183,35 @@ class Router:
     def route(self, utterance: str, *, context: str = "") -> Decision:
         return self.route_traced(utterance, context=context)[0]
 
+    def decide_as(
+        self,
+        utterance: str,
+        intent: Intent,
+        *,
+        confidence: float,
+        decided_by: str,
+        fn: str = "",
+        args: dict[str, str] | None = None,
+    ) -> Decision:
+        """`utterance` as `intent`, named by someone else (memory: a habit, a repair, the
+        user's own correction). Stages 2-3 run as for a routed turn: `fn` and `args` are
+        hints the slot extractor checks against the allowlist, never trusted."""
+        text = self.grammar.strip_wake_word(utterance.strip())[:MAX_UTTERANCE_CHARS]
+        hints = SlotHints(fn=fn, args=dict(args or {}))
+        result = self.slots.extract(intent, text, self.clock(), hints)
+        decision = Decision(
+            utterance=utterance,
+            stage=Stage.SLOTS,
+            intent=intent,
+            confidence=confidence,
+            slots=result.slots,
+            source=source_for(intent, text),
+            decided_by=decided_by,
+        )
+        if result.question:
+            return _with_clarify(decision, Clarify(result.question, (intent,), "slot"))
+        return decision
+
     def route_traced(self, utterance: str, *, context: str = "") -> tuple[Decision, RouteTrace]:
         trace = RouteTrace()
         now = self.clock()

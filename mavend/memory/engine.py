@@ -1,0 +1,502 @@
+"""`Memory`: habits and repairs wired around one turn.
+
+    plan(router, utterance)  before the handler: is this a reply to the last turn
+                             (a correction, a clarify answer)? else route, then
+                             apply a repair for the signature, else merge habits
+    observe(plan, reply)     after the handler: write the judged intent, store or
+                             credit a repair, teach the classifier, remember the turn
+
+State that spans turns (the previous turn, for "no, I meant ...") lives in the
+session table, so it spans processes like the rest (`mavend say` twice works).
+Nothing memory decides widens what may run: every decision it makes goes
+through the router's slot extractor (the allowlist, typed slots) and then the
+normal handler, which asks before any destructive act.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from mavend.config import ActsSettings, MemorySettings
+from mavend.memory import dialogue, habits
+from mavend.memory.recall_block import BlockLimits, build_block
+from mavend.memory.records import (
+    CONFIRMED,
+    CORRECTED,
+    ROUTED,
+    Habit,
+    MemoryTable,
+    Repair,
+)
+from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
+from mavend.memory.text import content_words, tokens
+from mavend.router.decision import Decision, Intent
+from mavend.store import SessionState, Store
+
+log = logging.getLogger(__name__)
+
+LAST_KEY = "memory.last"
+# Habit records read per turn (newest first): bounded work on every turn.
+RECALL_ROWS = 2000
+ROUTED_PLAN = "routed"
+CORRECTION = "correction"
+ANSWER = "clarify_answer"
+# Reply outcomes that mean the route was right: it did what was asked, asks to
+# confirm it, or was routed right but needs something that is off (the LLM, for
+# a general question). "failed" and "refused" are failures of the turn.
+SUCCESS = frozenset({"done", "confirm", "unavailable"})
+FAILURE = frozenset({"failed", "refused"})
+
+
+@dataclass(frozen=True)
+class LastTurn:
+    """The previous turn, as memory needs it to read "no, I meant ..."."""
+
+    said: str  # the text of that turn, as logged
+    utterance: str  # the utterance it decided about (the original, for a correction)
+    intent: str
+    fn: str
+    args: dict[str, str]
+    route: str  # the router's own route for `utterance`: the signature's middle
+    pattern: str
+    candidates: tuple[str, ...]  # the intents a route question named; () otherwise
+    outcome: str
+    error_class: str
+    habit_id: int
+    repair: str  # the repair applied on or stored by that turn ("" none)
+    applied: bool  # the repair was applied (credited once the next turn is no correction)
+    before_turn: int  # the id of the logged turn before it
+
+    @classmethod
+    def from_json(cls, raw: object) -> LastTurn | None:
+        if not isinstance(raw, dict):
+            return None
+        try:
+            return cls(
+                said=str(raw["said"]),
+                utterance=str(raw["utterance"]),
+                intent=str(raw["intent"]),
+                fn=str(raw["fn"]),
+                args={str(k): str(v) for k, v in dict(raw["args"]).items()},
+                route=str(raw["route"]),
+                pattern=str(raw["pattern"]),
+                candidates=tuple(str(c) for c in raw["candidates"]),
+                outcome=str(raw["outcome"]),
+                error_class=str(raw["error_class"]),
+                habit_id=int(raw["habit_id"]),
+                repair=str(raw["repair"]),
+                applied=bool(raw["applied"]),
+                before_turn=int(raw["before_turn"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One turn's decision, and what memory needs to learn from its outcome."""
+
+    said: str
+    decision: Decision
+    kind: str = ROUTED_PLAN
+    route: str = ""  # routed: the router's own route (before any repair)
+    pattern: str = ""
+    repair: Repair | None = None  # routed: the repair applied
+    previous: LastTurn | None = None  # correction / answer: the turn it repairs
+    context: str = ""  # the recall block the LLM saw
+    router: Any = field(default=None, compare=False, repr=False)
+
+
+class Memory:
+    """Habit recall and repair recall for routing. Disabled: every method a no-op."""
+
+    def __init__(
+        self,
+        settings: MemorySettings,
+        store: Store,
+        *,
+        acts: ActsSettings,
+        clock: Callable[[], datetime],
+        scope: str | None = None,
+    ):
+        self.settings = settings
+        self.enabled = settings.enabled
+        self.scope = scope or settings.scope
+        self.store = store
+        self.acts = acts
+        self.clock = clock
+        self.table = MemoryTable(store)
+        self.session = SessionState(store)
+
+    # before the handler ------------------------------------------------------
+    def plan(self, router: Any, said: str) -> Plan:
+        """The decision for this turn. Any memory failure routes the turn plainly."""
+        if not self.enabled:
+            return Plan(said, router.route(said), router=router)
+        try:
+            return self._plan(router, said)
+        except Exception:  # memory must never cost a turn
+            log.exception("memory failed; routing without it")
+            return Plan(said, router.route(said), router=router)
+
+    def _plan(self, router: Any, said: str) -> Plan:
+        last = self._last()
+        if last is not None:
+            reply = self._reply_to(router, said, last)
+            if reply is not None:
+                return reply
+            if last.applied and last.repair:
+                self._credit(last.repair, success=True)  # it was not corrected: it worked
+        return self._route(router, said)
+
+    def context_for(self, router: Any, said: str) -> str:
+        """The recall block this turn's LLM prompt would get ("" for none). Read-only:
+        the daemon computes it early, to route a partial transcript exactly as the turn will."""
+        if not self.enabled or getattr(router, "llm", None) is None:
+            return ""
+        try:
+            habits_ = self.table.habits(self.scope, RECALL_ROWS)
+            return self.recall_block(said, repairs=self.table.repairs(self.scope), habits=habits_)
+        except Exception:  # memory must never cost a turn
+            log.exception("memory recall failed")
+            return ""
+
+    def _route(self, router: Any, said: str) -> Plan:
+        habits_ = self.table.habits(self.scope, RECALL_ROWS)
+        repairs = self.table.repairs(self.scope)
+        context = self.context_for(router, said)
+        decision = router.route(said, context=context) if context else router.route(said)
+        asks = decision.clarify is not None and decision.clarify.kind == "route"
+        route = route_of(str(decision.intent), decision.slots.fn, clarify=asks)
+        pattern = pattern_of(said)
+        plan = Plan(said, decision, ROUTED_PLAN, route, pattern, context=context, router=router)
+        if not content_words(said):
+            return plan  # "um": nothing to recall for it
+        # A repair is the user's own word about this very pattern, so it applies even
+        # where the gate took the words for a fragment ("is the oven still on").
+        repair = _best_repair(repairs, pattern, route)
+        if repair is not None:
+            repaired = self._decide_as(
+                router,
+                said,
+                Intent(repair.intent),
+                fn=repair.fn,
+                args=repair.args,
+                confidence=max(decision.confidence, self.settings.habit_confidence),
+                decided_by="repair",
+            )
+            return replace(plan, decision=repaired, repair=repair)
+        if decision.decided_by == "gate":
+            return plan  # a habit never settles a fragment
+        matches = habits.recall(said, habits_, trusted_confidence=self.settings.habit_confidence)
+        verdict = habits.verdict(
+            decision,
+            matches,
+            habit_confidence=self.settings.habit_confidence,
+            min_support=self.settings.habit_min_support,
+        )
+        if verdict is None:
+            return plan
+        match = verdict.match
+        if verdict.action == "settle" or (
+            decision.intent == Intent.ACT and not decision.slots.has_fn and match.fn
+        ):
+            by = "habit" if verdict.action == "settle" else f"{decision.decided_by}+habit"
+            settled = self._decide_as(
+                router,
+                said,
+                match.intent,
+                fn=match.fn,
+                args={},
+                confidence=verdict.confidence,
+                decided_by=by,
+            )
+            return replace(plan, decision=settled)
+        boosted = replace(
+            decision,
+            confidence=verdict.confidence,
+            decided_by=f"{decision.decided_by}+habit",
+        )
+        return replace(plan, decision=boosted)
+
+    def _reply_to(self, router: Any, said: str, last: LastTurn) -> Plan | None:
+        """A correction of, or an answer to, the previous turn; None when it is neither."""
+        if last.candidates:
+            known = {str(i) for i in Intent}
+            candidates = [Intent(c) for c in last.candidates if c in known]
+            intent = dialogue.parse_clarify_answer(said, candidates)
+            if intent is not None:
+                decision = self._decide_as(
+                    router, last.utterance, intent, confidence=1.0, decided_by="clarify-answer"
+                )
+                return Plan(said, decision, ANSWER, previous=last, router=router)
+        correction = dialogue.parse_correction(said)
+        if correction is None:
+            return None
+        if correction.intent is not None:
+            decision = self._decide_as(
+                router,
+                last.utterance,
+                correction.intent,
+                confidence=1.0,
+                decided_by="correction",
+            )
+            return Plan(said, decision, CORRECTION, previous=last, router=router)
+        fixed = self._slot_fix(last, correction.rest)
+        if fixed is not None:
+            decision = self._decide_as(
+                router,
+                last.utterance,
+                Intent.ACT,
+                fn=last.fn,
+                args=fixed,
+                confidence=1.0,
+                decided_by="correction",
+            )
+            return Plan(said, decision, CORRECTION, previous=last, router=router)
+        if len(tokens(correction.text)) < 2:
+            return None  # "no, kitchen" with nothing to apply it to: route it as said
+        routed = self._route(router, correction.text).decision
+        return Plan(said, routed, CORRECTION, previous=last, router=router)
+
+    def _slot_fix(self, last: LastTurn, rest: str) -> dict[str, str] | None:
+        """The previous act's arguments with the values named in `rest`, or None."""
+        if last.intent != Intent.ACT or not last.fn:
+            return None
+        spec = self.acts.get(last.fn)
+        if spec is None or not spec.slots:
+            return None
+        words = tokens(rest)
+        said = " ".join(words)
+        changed = dict(last.args)
+        found = False
+        for name, slot in spec.slots.items():
+            if slot.type == "enum":
+                value = next(
+                    (v for v in slot.values if f" {' '.join(tokens(v))} " in f" {said} "), None
+                )
+            elif slot.type == "int":
+                value = next((w for w in words if w.isdigit()), None)
+            else:
+                value = None
+            if value is not None and value != changed.get(name):
+                changed[name] = value
+                found = True
+        return changed if found else None
+
+    def _decide_as(
+        self,
+        router: Any,
+        utterance: str,
+        intent: Intent,
+        *,
+        fn: str = "",
+        args: Mapping[str, str] | None = None,
+        confidence: float,
+        decided_by: str,
+    ) -> Decision:
+        return router.decide_as(
+            utterance,
+            intent,
+            fn=fn,
+            args=_hint_args(self.acts, fn, dict(args or {}), utterance),
+            confidence=confidence,
+            decided_by=decided_by,
+        )
+
+    # the recall block ----------------------------------------------------------
+    def recall_block(
+        self,
+        utterance: str,
+        *,
+        repairs: list[Repair] | None = None,
+        habits: list[Habit] | None = None,
+    ) -> str:
+        """The bounded block for the LLM prompt ("" when off or nothing relevant)."""
+        if not self.enabled:
+            return ""
+        if repairs is None:
+            repairs = self.table.repairs(self.scope)
+        if habits is None:
+            habits = self.table.habits(self.scope, RECALL_ROWS)
+        limits = BlockLimits(
+            self.settings.recall_max_items,
+            self.settings.recall_item_chars,
+            self.settings.recall_max_chars,
+        )
+        return build_block(utterance, repairs, habits, limits)
+
+    # after the handler -----------------------------------------------------------
+    def observe(self, plan: Plan, outcome: str, reply_error: str = "") -> None:
+        """Learn from how the turn ended. Never raises."""
+        if not self.enabled:
+            return
+        try:
+            self._observe(plan, str(outcome), reply_error)
+        except Exception:
+            log.exception("memory could not learn from this turn")
+
+    def _observe(self, plan: Plan, outcome: str, reply_error: str) -> None:
+        now = self.clock()
+        decision = plan.decision
+        habit_id, repair_name, applied = 0, "", False
+        if plan.kind == ROUTED_PLAN or plan.previous is None:
+            utterance, route, pattern = plan.said, plan.route, plan.pattern
+            if plan.repair is not None:
+                if outcome in FAILURE:
+                    self._credit(plan.repair.name, success=False)
+                else:
+                    repair_name, applied = plan.repair.name, True
+            if _is_task(decision) and outcome not in FAILURE:
+                habit_id = self._add_habit(utterance, decision, decision.confidence, ROUTED, now)
+        else:
+            prev = plan.previous
+            utterance, route, pattern = prev.utterance, prev.route, prev.pattern
+            if outcome in SUCCESS:
+                repair_name = self._learn_repair(plan, prev, now)
+                if prev.habit_id:
+                    self.table.delete(prev.habit_id)  # it recorded the wrong meaning
+                if _is_task(decision):
+                    source = CONFIRMED if plan.kind == ANSWER else CORRECTED
+                    habit_id = self._add_habit(prev.utterance, decision, 1.0, source, now)
+                self._teach(plan.router, prev, decision)
+        asks = decision.clarify is not None and decision.clarify.kind == "route"
+        last = LastTurn(
+            said=plan.said,
+            utterance=utterance,
+            intent=str(decision.intent),
+            fn=decision.slots.fn,
+            args=dict(decision.slots.args),
+            route=route,
+            pattern=pattern,
+            candidates=tuple(str(c) for c in decision.clarify.candidates) if asks else (),
+            outcome=outcome,
+            error_class=reply_error,
+            habit_id=habit_id,
+            repair=repair_name,
+            applied=applied,
+            before_turn=self._last_turn_id(),
+        )
+        self.session.put(
+            LAST_KEY, asdict(last), expires_ts=now.timestamp() + self.settings.correction_window_s
+        )
+
+    def _learn_repair(self, plan: Plan, prev: LastTurn, now: datetime) -> str:
+        if prev.repair and plan.kind == CORRECTION:
+            self._credit(prev.repair, success=False)  # the repair it used was wrong again
+        if prev.pattern == "_":
+            return ""
+        signature = FailureSignature(
+            prev.pattern,
+            prev.route,
+            error_class(prev.outcome, prev.error_class, answered_clarify=plan.kind == ANSWER),
+        )
+        decision = plan.decision
+        repair = self.table.store_repair(
+            scope=self.scope,
+            signature=signature,
+            utterance=prev.utterance,
+            intent=str(decision.intent),
+            fn=decision.slots.fn,
+            args=dict(decision.slots.args),
+            now=now,
+        )
+        return repair.name
+
+    def _add_habit(
+        self, utterance: str, decision: Decision, confidence: float, source: str, now: datetime
+    ) -> int:
+        return self.table.add_habit(
+            scope=self.scope,
+            utterance=utterance,
+            intent=str(decision.intent),
+            fn=decision.slots.fn if decision.intent == Intent.ACT else "",
+            args=dict(decision.slots.args) if decision.intent == Intent.ACT else {},
+            confidence=confidence,
+            source=source,
+            now=now,
+            keep=self.settings.max_records,
+        )
+
+    def _teach(self, router: Any, prev: LastTurn, decision: Decision) -> None:
+        """Append the corrected utterance, with its right label, to the classifier's examples."""
+        if str(decision.intent) == prev.intent and not prev.candidates:
+            return  # the label was right (a slot was wrong): nothing to teach
+        try:
+            classifier = getattr(router, "classifier", None)
+            add = getattr(classifier, "add_example", None) if classifier is not None else None
+            if add is None:
+                return
+            grammar = getattr(router, "grammar", None)
+            text = prev.utterance
+            if grammar is not None:
+                text = grammar.strip_wake_word(text)
+            add(text, decision.intent)
+        except Exception:  # a missing model or a read-only data dir: the repair still stands
+            log.warning("could not add the corrected example to the classifier", exc_info=True)
+
+    def _credit(self, name: str, *, success: bool) -> None:
+        repair = next((r for r in self.table.repairs(self.scope) if r.name == name), None)
+        if repair is not None:
+            self.table.credit(repair, success=success, now=self.clock())
+
+    # the previous turn -------------------------------------------------------------
+    def _last(self) -> LastTurn | None:
+        """The previous turn, if it was the one just before this and recent enough."""
+        raw = self.session.get(LAST_KEY, now_ts=self.clock().timestamp())
+        last = LastTurn.from_json(raw)
+        if last is None:
+            return None
+        with self.store.read() as conn:
+            row = conn.execute("SELECT id, utterance FROM turns ORDER BY id DESC LIMIT 1")
+            row = row.fetchone()
+        # Another turn since (a "yes", a reminder command, another process): stale.
+        if (
+            row is None
+            or row["id"] != last.before_turn + 1
+            or str(row["utterance"]).strip() != last.said
+        ):
+            return None
+        return last
+
+    def _last_turn_id(self) -> int:
+        with self.store.read() as conn:
+            row = conn.execute("SELECT max(id) FROM turns").fetchone()
+        return int(row[0] or 0)
+
+
+def _best_repair(repairs: list[Repair], pattern: str, route: str) -> Repair | None:
+    found = [
+        r
+        for r in repairs
+        if r.live and r.signature.pattern == pattern and r.signature.route == route
+    ]
+    if not found:
+        return None
+    return max(found, key=lambda r: (r.successes - r.failures, r.id))
+
+
+def _hint_args(acts: ActsSettings, fn: str, args: dict[str, str], utterance: str) -> dict[str, str]:
+    """A learned act's arguments as hints; a number the user says now beats a learned one."""
+    spec = acts.get(fn) if fn else None
+    if spec is None:
+        return {}
+    said_number = any(t.isdigit() for t in tokens(utterance))
+    return {
+        name: value
+        for name, value in args.items()
+        if name in spec.slots and not (spec.slots[name].type == "int" and said_number)
+    }
+
+
+def _is_task(decision: Decision) -> bool:
+    """Worth learning: a routed request, not chat, not a question about what was meant."""
+    if decision.intent == Intent.CHAT or decision.decided_by == "gate":
+        return False
+    if decision.clarify is not None and decision.clarify.kind == "route":
+        return False
+    return bool(content_words(decision.utterance))
