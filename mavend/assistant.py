@@ -92,6 +92,9 @@ class Assistant:
 
     def handle_text(self, text: str) -> Turn:
         started = time.monotonic()
+        # Undecodable bytes (a stray byte in argv or on stdin) arrive as lone
+        # surrogates, which SQLite cannot store: they become U+FFFD here.
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
         with self._lock:
             decision: Decision | None = None
             try:

@@ -148,6 +148,7 @@ class Daemon:
         self._router_factory = router_factory
         self._voice_factory = voice_factory
         self._stdin = stdin
+        self._stdin_queue: asyncio.Queue[str | None] | None = None
         self._stop = asyncio.Event()
         self._tasks: dict[str, asyncio.Task] = {}
         self._services: list[tuple[str, Callable[[], Awaitable[None]]]] = []
@@ -410,6 +411,23 @@ class Daemon:
             log.warning("the reply could not be shown: %s", exc)
 
     async def _stdin_turns(self) -> None:
+        lines = self._stdin_lines()
+        while (line := await lines.get()) is not None:
+            if not line.strip():
+                continue
+            try:
+                turn = await self.submit_text(line.strip())
+            except MavendError as exc:  # stopping: the daemon is going away
+                log.warning("stdin turn not run: %s", exc)
+                return
+            print(turn.reply.text, flush=True)
+        log.debug("stdin closed; text turns over (the daemon keeps running)")
+
+    def _stdin_lines(self) -> asyncio.Queue[str | None]:
+        """Lines from stdin, read by one thread for the daemon's life (a restarted
+        service takes up the same queue: no second reader races the first)."""
+        if self._stdin_queue is not None:
+            return self._stdin_queue
         lines: asyncio.Queue[str | None] = asyncio.Queue()
         loop = asyncio.get_running_loop()
         source = self._stdin or sys.stdin
@@ -417,17 +435,18 @@ class Daemon:
         def read() -> None:
             # A plain thread, not the executor: a blocked readline must not
             # hold up the loop's shutdown.
-            for line in source:
-                loop.call_soon_threadsafe(lines.put_nowait, line)
-            loop.call_soon_threadsafe(lines.put_nowait, None)
+            try:
+                for line in source:
+                    loop.call_soon_threadsafe(lines.put_nowait, line)
+            except (OSError, ValueError) as exc:  # a closed or broken stdin
+                log.warning("stdin: %s", exc)
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop may be closed
+                    loop.call_soon_threadsafe(lines.put_nowait, None)
 
         threading.Thread(target=read, name="stdin-turns", daemon=True).start()
-        while (line := await lines.get()) is not None:
-            if not line.strip():
-                continue
-            turn = await self.submit_text(line.strip())
-            print(turn.reply.text, flush=True)
-        log.debug("stdin closed; text turns over (the daemon keeps running)")
+        self._stdin_queue = lines
+        return lines
 
     async def _serve_api(self) -> None:
         """The D-Bus API: on the session bus while there is one; reconnects when it drops."""

@@ -134,7 +134,7 @@ class AssistantInterface(ServiceInterface):
     @method()
     async def Say(self, text: "s") -> "s":
         turn = await self._run("Say", self.controller.say(self._text(text)))
-        return turn.reply.text
+        return wire_text(turn.reply.text)
 
     @method()
     async def SayJson(self, text: "s") -> "s":
@@ -228,7 +228,18 @@ class AssistantInterface(ServiceInterface):
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    # ASCII: NULs and lone surrogates (from a hostile note, say) become JSON escapes.
+    return json.dumps(value, ensure_ascii=True)
+
+
+def wire_text(text: str) -> str:
+    """`text` as a D-Bus string may carry it: valid UTF-8, no NUL.
+
+    The bus disconnects a peer that sends anything else, so one stored note with
+    a NUL in it (dictated, or written by a confused model) would take the whole
+    API down at the next reply that quotes it.
+    """
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace("\0", "\ufffd")
 
 
 class _ServiceBus(MessageBus):
@@ -349,14 +360,14 @@ class DbusApi:
 
     # signals: safe from any thread; a no-op while stopped -------------------
     def emit_transcript(self, text: str, confidence: float) -> None:
-        self._emit(self.interface.Transcript, text, float(confidence))
+        self._emit(self.interface.Transcript, wire_text(text), float(confidence))
 
     def emit_decision(self, decision: RouterDecision | Mapping[str, Any]) -> None:
         payload = decision if isinstance(decision, Mapping) else decision.to_json()
         self._emit(self.interface.Decision, _dumps(dict(payload)))
 
     def emit_reminder_fired(self, reminder_id: int, text: str) -> None:
-        self._emit(self.interface.ReminderFired, int(reminder_id), text)
+        self._emit(self.interface.ReminderFired, int(reminder_id), wire_text(text))
 
     def emit_listening_changed(self) -> None:
         """Listening changed other than by Pause/Resume (those emit it themselves)."""

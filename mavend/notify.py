@@ -35,6 +35,7 @@ INTERFACE = "org.freedesktop.Notifications"
 URGENCY = {"low": 0, "normal": 1, "critical": 2}
 SUMMARY_CHARS = 120  # the spec asks for a short single line
 ELLIPSIS = "…"
+STACK_TAG_HINT = "x-dunst-stack-tag"  # same tag: replace, not add (dunst; others ignore it)
 
 
 class NotifyUnavailable(DeviceError):
@@ -48,12 +49,18 @@ class Notification:
     actions: tuple[tuple[str, str], ...] = ()  # (key, label) pairs
     urgency: str | None = None  # low | normal | critical; None: the configured one
     timeout_ms: int | None = None  # None: the configured one
+    # Identifies what is shown: sent again with the same tag, a server that
+    # stacks (dunst's "x-dunst-stack-tag") replaces the first instead of adding
+    # a second. The reminder delivery tags each firing (see ReminderDelivery).
+    tag: str = ""
 
 
 def clean_text(text: str) -> str:
-    """Control characters out (newlines and tabs stay): they garble a notification."""
+    """Control characters out (newlines and tabs stay): they garble a notification.
+    Lone surrogates too: D-Bus strings must be valid UTF-8."""
     return "".join(
-        ch if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf") else " " for ch in text
+        ch if ch in "\n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs") else " "
+        for ch in text
     )
 
 
@@ -114,6 +121,8 @@ class Notifier:
                     actions += [key, label]
             urgency = note.urgency or self.settings.urgency
             hints = {"urgency": Variant("y", URGENCY[urgency])}
+            if note.tag:
+                hints[STACK_TAG_HINT] = Variant("s", note.tag)
             reply = await self._call(
                 bus,
                 "Notify",

@@ -189,3 +189,31 @@ def _dunst_count(env: dict[str, str]) -> int:
         ["dunstctl", "count", "displayed"], env=env, capture_output=True, text=True, timeout=5
     ).stdout
     return int(out.strip() or 0)
+
+
+def test_a_firing_shown_twice_replaces_itself_on_dunst(dunst: dict[str, str]) -> None:
+    # A crash between the server's reply and the delivery record shows a firing
+    # again at the next start (tests/test_crash.py); its tag makes dunst replace it.
+    # (dunst also stacks identical texts, but only while `stack_duplicates` is on:
+    # the bodies differ here so that only the tag can merge them.)
+    async def go() -> None:
+        notifier = Notifier(NotificationSettings())
+        for body, tag in [
+            ("feed the cat", "mavend-reminder-1-a"),
+            ("feed the cat (again)", "mavend-reminder-1-a"),
+            ("water the plants", "mavend-reminder-2-b"),
+        ]:
+            await notifier.notify(Notification("Reminder", body, tag=tag))
+        await notifier.close()
+
+    asyncio.run(go())
+    wait_for(lambda: _dunst_count(dunst) >= 2, 10, "dunst to display the notifications")
+    waiting = ["dunstctl", "count", "waiting"]
+    wait_for(
+        lambda: (
+            subprocess.run(waiting, env=dunst, capture_output=True, text=True).stdout.strip() == "0"
+        ),
+        10,
+        "dunst to have nothing waiting",
+    )
+    assert _dunst_count(dunst) == 2  # two firings, two notifications: not three

@@ -324,3 +324,12 @@ def test_a_firing_not_yet_shown_is_shown_at_start_and_not_fired_again(
     (firing,) = book.firings(reminder.id)
     assert firing.delivered_at is not None and not firing.late
     store.close()
+
+
+def test_an_absurd_snooze_is_refused_not_a_crash(book: ReminderBook) -> None:
+    from mavend.errors import MavendError
+
+    reminder = book.add("tea", NOW + timedelta(minutes=1), now=NOW)
+    with pytest.raises(MavendError, match="a week"):
+        book.snooze(reminder.id, 10**12, now=NOW)
+    assert book.get(reminder.id).fire_at == NOW + timedelta(minutes=1)

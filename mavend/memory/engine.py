@@ -16,7 +16,7 @@ normal handler, which asks before any destructive act.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -153,14 +153,24 @@ class Memory:
                 self._credit(last.repair, success=True)  # it was not corrected: it worked
         return self._route(router, said)
 
-    def context_for(self, router: Any, said: str) -> str:
+    def context_for(
+        self,
+        router: Any,
+        said: str,
+        *,
+        habits_: Sequence[Habit] | None = None,
+        repairs: Sequence[Repair] | None = None,
+    ) -> str:
         """The recall block this turn's LLM prompt would get ("" for none). Read-only:
         the daemon computes it early, to route a partial transcript exactly as the turn will."""
         if not self.enabled or getattr(router, "llm", None) is None:
             return ""
         try:
-            habits_ = self.table.habits(self.scope, RECALL_ROWS)
-            return self.recall_block(said, repairs=self.table.repairs(self.scope), habits=habits_)
+            if habits_ is None:
+                habits_ = self.table.habits(self.scope, RECALL_ROWS)
+            if repairs is None:
+                repairs = self.table.repairs(self.scope)
+            return self.recall_block(said, repairs=list(repairs), habits=list(habits_))
         except Exception:  # memory must never cost a turn
             log.exception("memory recall failed")
             return ""
@@ -168,7 +178,7 @@ class Memory:
     def _route(self, router: Any, said: str) -> Plan:
         habits_ = self.table.habits(self.scope, RECALL_ROWS)
         repairs = self.table.repairs(self.scope)
-        context = self.context_for(router, said)
+        context = self.context_for(router, said, habits_=habits_, repairs=repairs)
         decision = router.route(said, context=context) if context else router.route(said)
         asks = decision.clarify is not None and decision.clarify.kind == "route"
         route = route_of(str(decision.intent), decision.slots.fn, clarify=asks)

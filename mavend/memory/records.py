@@ -183,6 +183,11 @@ def own_repair(row: sqlite3.Row) -> Repair | None:
     )
 
 
+# A habit or a repair is about how a command is phrased: a spoken command is a
+# few dozen words. Longer text (a pasted document) is kept only this far.
+MAX_UTTERANCE_CHARS = 500
+
+
 class MemoryTable:
     """SQL for the `memory` table. Writes are one IMMEDIATE transaction each."""
 
@@ -211,7 +216,7 @@ class MemoryTable:
                     HABIT,
                     habit_name(intent),
                     scope,
-                    utterance,
+                    utterance[:MAX_UTTERANCE_CHARS],
                     intent,
                     fn,
                     json.dumps(dict(args), ensure_ascii=False),
@@ -286,7 +291,7 @@ class MemoryTable:
                     REPAIR,
                     REPAIR_PREFIX + signature.key(),
                     scope,
-                    utterance,
+                    utterance[:MAX_UTTERANCE_CHARS],
                     intent,
                     fn,
                     json.dumps(dict(args), ensure_ascii=False),

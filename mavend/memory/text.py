@@ -8,6 +8,7 @@ characters are stripped, line breaks flattened, chat-template delimiters broken.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -38,14 +39,19 @@ def _stem(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     """Tokens minus stop words, plural -s stripped, numbers as '#'; first-seen order."""
-    out: list[str] = []
+    return list(_content_words(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _content_words(text: str) -> tuple[str, ...]:
+    # Cached: every turn compares the utterance with up to RECALL_ROWS stored
+    # habits, and the same stored utterances come back turn after turn.
+    words: dict[str, None] = {}
     for token in tokens(text):
         if token in STOP_WORDS:
             continue
-        word = "#" if token.isdigit() else _stem(token)
-        if word not in out:
-            out.append(word)
-    return out
+        words.setdefault("#" if token.isdigit() else _stem(token), None)
+    return tuple(words)
 
 
 def shared_words(a: Iterable[str], b: Iterable[str]) -> int:
