@@ -259,10 +259,11 @@ class Daemon:
             services.append(("dbus-api", self._serve_api))
         if self.options.audio:
             self.voice = self._make_voice(settings)
-            # Ready means ready to listen: the models are loaded before start() returns.
-            if await self.voice.load():
-                await asyncio.to_thread(self._warm_up, self.router)
+            await self.voice.load()
             services.append(("voice", self.voice.run))
+        # Ready means ready to answer: the models are loaded before start() returns
+        # (and before READY=1), so the first turn is not the slow one.
+        await asyncio.to_thread(self._warm_up, self.router)
         if self.options.stdin_turns:
             services.append(("stdin", self._stdin_turns))
         self._services[:0] = services
@@ -551,8 +552,8 @@ class Daemon:
             return
         try:
             warm_up()
-        except MavendError as exc:  # a missing LLM: the classifier still routes
-            log.error("router models: %s", exc)
+        except Exception as exc:  # a broken model: turns fall back (classifier, grammar)
+            log.error("router models: %s: %s", type(exc).__name__, exc)
 
     def _fired(self, firing: Firing) -> None:
         if self.delivery is not None:
