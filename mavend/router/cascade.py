@@ -198,7 +198,21 @@ class Router:
         hints the slot extractor checks against the allowlist, never trusted."""
         text = self.grammar.strip_wake_word(utterance.strip())[:MAX_UTTERANCE_CHARS]
         hints = SlotHints(fn=fn, args=dict(args or {}))
-        result = self.slots.extract(intent, text, self.clock(), hints)
+        now = self.clock()
+        return self._with_slots(utterance, text, intent, confidence, decided_by, now, hints)
+
+    def _with_slots(
+        self,
+        utterance: str,
+        text: str,
+        intent: Intent,
+        confidence: float,
+        decided_by: str,
+        now: datetime,
+        hints: SlotHints,
+    ) -> Decision:
+        """Stage 2 (slots, checked against the allowlist) and the slot question, if any."""
+        result = self.slots.extract(intent, text, now, hints)
         decision = Decision(
             utterance=utterance,
             stage=Stage.SLOTS,
@@ -268,19 +282,8 @@ class Router:
             if routed is not None and routed.intent == intent
             else SlotHints()
         )
-        result = self.slots.extract(intent, text, now, hints)
+        decision = self._with_slots(utterance, text, intent, confidence, decided_by, now, hints)
         trace.timed("slots", started)
-        decision = Decision(
-            utterance=utterance,
-            stage=Stage.SLOTS,
-            intent=intent,
-            confidence=confidence,
-            slots=result.slots,
-            source=source_for(intent, text),
-            decided_by=decided_by,
-        )
-        if result.question:
-            return _with_clarify(decision, Clarify(result.question, (intent,), "slot"))
         return decision
 
     def _classify(self, text: str, trace: RouteTrace) -> ClassifierResultLike | None:
