@@ -544,3 +544,15 @@ def test_cli_pause_and_resume_need_the_daemon(
     assert missing.returncode == 5
     assert "the mavend daemon is not running" in missing.stderr
     assert "mavend run" in missing.stderr
+
+
+def test_outgoing_text_is_made_wire_safe() -> None:
+    # A NUL or a lone surrogate in a reply (a hostile note quoted back) would get the
+    # daemon disconnected from the bus: the fuzz test found it (tests/test_fuzz.py).
+    from mavend.dbus_api import _dumps, wire_text
+
+    assert wire_text("a\0b\udcb9c") == "a\ufffdb\ufffdc"
+    assert wire_text("héllo 🙂") == "héllo 🙂"
+    payload = _dumps({"text": "a\0\udcb9"})
+    assert payload.isascii() and "\0" not in payload
+    assert json.loads(payload) == {"text": "a\0\udcb9"}
