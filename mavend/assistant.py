@@ -10,6 +10,7 @@ by the next ("yes"), and "repeat" repeats the last logged reply.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 _YES = "yes|yeah|yep|yup|yes please|sure|do it|go ahead|confirm|ok|okay|yes do it|please do"
 _NO = "no|nope|don't|dont|do not|cancel|stop|never mind|nevermind|no thanks|forget it|abort"
 YES = frozenset(_YES.split("|"))
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
 
 
@@ -94,7 +96,7 @@ class Assistant:
         started = time.monotonic()
         # Undecodable bytes (a stray byte in argv or on stdin) arrive as lone
         # surrogates, which SQLite cannot store: they become U+FFFD here.
-        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        text = LONE_SURROGATE.sub("\ufffd", text)
         with self._lock:
             decision: Decision | None = None
             try:

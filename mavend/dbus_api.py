@@ -35,6 +35,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
@@ -232,6 +233,11 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
+# NUL, and lone surrogates (undecodable bytes as Python keeps them): neither is
+# allowed in a D-Bus string.
+_NOT_ON_THE_WIRE = re.compile("[\x00\ud800-\udfff]")
+
+
 def wire_text(text: str) -> str:
     """`text` as a D-Bus string may carry it: valid UTF-8, no NUL.
 
@@ -239,7 +245,7 @@ def wire_text(text: str) -> str:
     a NUL in it (dictated, or written by a confused model) would take the whole
     API down at the next reply that quotes it.
     """
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace("\0", "\ufffd")
+    return _NOT_ON_THE_WIRE.sub("\ufffd", text)
 
 
 class _ServiceBus(MessageBus):
