@@ -156,6 +156,8 @@ class Assistant:
         if entry is None:
             return None
         pending, expires = entry
+        # "yes, yes" / "no no no": people repeat themselves (and Whisper sometimes does).
+        said = " ".join(dict.fromkeys(said.split()))
         taken = session.pop(CONFIRM_KEY)  # atomic: only one turn can take it
         if taken is None or (said not in YES and said not in NO):
             return None  # the user moved on: the question lapses, this turn routes normally

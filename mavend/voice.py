@@ -32,7 +32,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from mavend.config import Settings
-from mavend.errors import DeviceError, MavendError, ModelError
+from mavend.errors import DeviceError, MavendError
 
 log = logging.getLogger(__name__)
 
@@ -132,9 +132,11 @@ class VoiceService:
         self.error = ""
         self.front: Any = None
         self._events: asyncio.Queue[Any] | None = None
+        self._sink: Callable[[Any], None] | None = None
+        # Exactly one of the two is set: waits on either end without polling.
         self._resumed = asyncio.Event()
         self._resumed.set()
-        self._paused_source = asyncio.Event()
+        self._paused = asyncio.Event()
 
     # control --------------------------------------------------------------
     @property
@@ -146,6 +148,7 @@ class VoiceService:
         if not self._resumed.is_set():
             return
         self._resumed.clear()
+        self._paused.set()
         log.info("listening paused")
         if self.front is not None:
             # Stops the audio thread; the source closes the device on its way out.
@@ -155,6 +158,7 @@ class VoiceService:
         if self._resumed.is_set():
             return
         log.info("listening resumed")
+        self._paused.clear()
         self._resumed.set()
 
     def listen_now(self) -> None:
@@ -176,7 +180,7 @@ class VoiceService:
         sink = asyncio_sink(loop, self._events)
         try:
             self.front = await asyncio.to_thread(self._build_front_end, sink)
-        except (ModelError, MavendError) as exc:
+        except MavendError as exc:  # a missing or broken model file
             self._fail(f"the audio front end cannot start: {exc}")
             return False
         return True
@@ -242,12 +246,8 @@ class VoiceService:
             self.error = str(exc)
             with contextlib.suppress(TimeoutError):
                 # A pause while waiting stops the retries until resumed.
-                await asyncio.wait_for(self._wait_paused(), timeout=delay)
+                await asyncio.wait_for(self._paused.wait(), timeout=delay)
             return None
-
-    async def _wait_paused(self) -> None:
-        while self._resumed.is_set():
-            await asyncio.sleep(0.2)
 
     def _make_source(self) -> Any:
         if self._source_factory is not None:

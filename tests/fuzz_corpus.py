@@ -666,7 +666,7 @@ def _judge_run(
         previous is not None
         and previous["outcome"] == "confirm"
         and decision.get("decided_by") == "confirmation"
-        and normalize(turn["utterance"]) in YES
+        and " ".join(dict.fromkeys(normalize(turn["utterance"]).split())) in YES
         and asked_slots.get("fn") == name
         and argv == list(_argv_for(act, asked_slots.get("args") or {}))
     )

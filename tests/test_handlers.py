@@ -147,6 +147,15 @@ def test_no_or_another_request_drops_the_question(settings, clock) -> None:
     assert [r["name"] for r in act_runs(assistant)] == ["lock_screen"]
 
 
+def test_a_repeated_yes_or_no_still_answers(settings, clock) -> None:
+    assistant = assistant_for(settings, clock)
+    say(assistant, "restart the syncthing service")
+    assert say(assistant, "No, no.").text == "OK, I won't."
+    say(assistant, "restart the syncthing service")
+    assert say(assistant, "Yes, yes").outcome == Outcome.DONE
+    assert settings_marker(settings).read_text() == "syncthing"
+
+
 def test_a_yes_after_the_timeout_is_refused(settings, clock) -> None:
     assistant = assistant_for(settings, clock)
     say(assistant, "restart the pipewire service")
