@@ -25,6 +25,7 @@ from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.router.decision import Intent, Slots
 from mavend.router.gate import DANGLING
 from mavend.router.grammar import normalize
+from mavend.router.numbers import TEENS, TENS, UNITS
 from mavend.router.timeparse import TimeResolution, find_time, resolve_time
 
 SYSTEM_COMMANDS: dict[str, str] = {
@@ -273,40 +274,8 @@ def _slug(key: str) -> str:
 
 
 # numbers -----------------------------------------------------------------
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-        ]
-    )
-}
-_TENS = {
-    w: 10 * i
-    for i, w in enumerate(
-        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-    )
-    if w != "_"
-}
+_UNITS = {**UNITS, **TEENS}  # zero to nineteen
+_TENS = TENS
 
 
 def parse_number(text: str) -> int | None:

@@ -61,6 +61,8 @@ from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mavend.router.numbers import TEENS, TENS, UNITS
+
 __all__ = ["DEFAULT_TIME", "TimeResolution", "find_time", "local_zone", "resolve_time"]
 
 DEFAULT_TIME = time(9, 0)  # a date said without a time of day fires at 09:00
@@ -128,18 +130,7 @@ class _Tok:
 
 _RAW_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+|\S")
 
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9,
-}
-_TEENS = {
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}
-_TENS = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90,
-}
+_UNITS, _TEENS, _TENS = UNITS, TEENS, TENS
 _ORD_UNITS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9,
