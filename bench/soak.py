@@ -338,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
 
     after = [s for s in samples if s.t_s >= args.warmup_s] or samples
     slope = slope_per_hour([(s.t_s, s.rss_mib) for s in after])
+    # A warming process (allocator arenas, caches filling to their caps) rises and then
+    # levels off: the second half's slope says whether it is still growing.
+    half = [s for s in samples if s.t_s >= samples[-1].t_s / 2] or samples
+    late_slope = slope_per_hour([(s.t_s, s.rss_mib) for s in half])
     summary = {
         "mode": "audio" if audio else "text",
         "minutes": args.minutes,
@@ -349,6 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         "rss_max_mib": max(s.rss_mib for s in samples),
         "rss_slope_mib_per_h": round(slope, 2),
         "slope_from_s": after[0].t_s,
+        "rss_second_half_slope_mib_per_h": round(late_slope, 2),
         "cpu_mean_pct": round(statistics.fmean(s.cpu_pct for s in samples), 1),
         "cpu_max_pct": max(s.cpu_pct for s in samples),
         "threads_start": samples[0].threads,
@@ -364,7 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         f"soak: mode={summary['mode']} minutes={args.minutes:g} samples={len(samples)} "
         f"rss_start={summary['rss_start_mib']} MiB rss_end={summary['rss_end_mib']} MiB "
         f"rss_max={summary['rss_max_mib']} MiB slope={summary['rss_slope_mib_per_h']} MiB/h "
-        f"(from t={summary['slope_from_s']} s) cpu_mean={summary['cpu_mean_pct']} % "
+        f"(from t={summary['slope_from_s']} s), second half {round(late_slope, 2)} MiB/h "
+        f"cpu_mean={summary['cpu_mean_pct']} % "
         f"cpu_max={summary['cpu_max_pct']} % threads={summary['threads_start']}->"
         f"{summary['threads_end']} turns={heard} timers_delivered={delivered} "
         f"error_log_lines={errors}: {verdict} (limit {args.max_slope_mib_h:g} MiB/h)"
