@@ -169,3 +169,31 @@ def test_a_malformed_config_names_file_line_and_key_and_nothing_starts(
     assert f"{path}:5" in result.stderr and "wakeword.threshold" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
     assert not (private_dirs / "data" / "mavend.sqlite3").exists()  # nothing started
+
+
+def test_no_session_bus_one_message_each_and_reminders_still_fire(
+    config: Path, no_session_bus: None, tmp_path: Path
+) -> None:
+    settings = Settings()
+    store = Store.open(settings)
+    now = datetime.now(TZ)
+    reminder = ReminderBook(store, TZ).add("stretch", now + timedelta(seconds=2), now=now)
+    store.close()
+    log = tmp_path / "run.log"
+    with daemon(log, "--no-audio") as process:
+        wait_for_line(log, "mavend is running", process, 60)
+        deadline = time.monotonic() + 30
+        fired: list = []
+        while not fired and time.monotonic() < deadline:
+            store = Store.open(settings)
+            fired = ReminderBook(store, TZ).firings(reminder.id)
+            store.close()
+            time.sleep(0.3)
+        assert fired, log.read_text()  # fired, kept to be shown when a bus appears
+        time.sleep(3.0)  # several delivery retries (retry_s = 0.5) and an API retry pass
+        stop(process, log)
+    text = log.read_text()
+    assert text.count("D-Bus control API off") == 1, text
+    assert text.count("cannot be shown (no session bus") == 1, text
+    assert fired[0].delivered_at is None  # not lost: delivered at the next chance
+    assert "Traceback" not in text
