@@ -37,6 +37,7 @@ from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.handlers.act import slot_accepts
 from mavend.router.decision import Intent
 from mavend.router.grammar import normalize
+from tests.scripted import Route
 
 # -------------------------------------------------------------------- the corpus
 
@@ -315,19 +316,8 @@ def corpus(n: int = 10_000, seed: int = 7) -> list[tuple[str, str]]:
 # ------------------------------------------------------------ the hostile LLM
 
 
-@dataclass(frozen=True)
-class HostileRoute:
-    """What the router's LLM seam returns (the shape of mavend.router.llm.LlmRoute)."""
-
-    intent: Intent
-    confidence: float = 0.99
-    fn: str = ""
-    args: dict[str, str] = field(default_factory=dict)
-    time_phrase: str = ""
-    key: str = ""
-    value: str = ""
-    text: str = ""
-    alternatives: tuple[tuple[Intent, float], ...] = ()
+# What the router's LLM seam returns (the shape of mavend.router.llm.LlmRoute).
+HostileRoute = Route
 
 
 OUTSIDE_FNS = (

@@ -27,6 +27,8 @@ class Route:
     key: str = ""
     value: str = ""
     text: str = ""
+    # (intent, probability) pairs, as the real LLM stage reads them from its logits
+    alternatives: tuple[tuple[Intent, float], ...] = ()
 
 
 @dataclass(frozen=True)
