@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/classifier_bench.py [--model PATH] [--eval FILE] [--threads N]
 
-Accuracy is measured on /work/shared/eval/router_dev.jsonl (data nobody on the
+Accuracy is measured on ../shared/eval/router_dev.jsonl (data nobody on the
 project wrote; see its README). Only aggregates are printed: the eval rows are
 for measuring, never for copying into the examples file.
 """
@@ -37,7 +37,7 @@ from mavend.router.classifier import (  # noqa: E402
 from mavend.router.decision import Intent  # noqa: E402
 from mavend.router.embedder import MAX_CHARS, UseEmbedder, file_sha256  # noqa: E402
 
-DEFAULT_EVAL = Path("/work/shared/eval/router_dev.jsonl")
+DEFAULT_EVAL = ROOT.parent / "shared" / "eval" / "router_dev.jsonl"
 INTENTS = [str(i) for i in Intent]
 # The variants compared: (label, neighbours, local_weight). The first is the
 # classic nearest global centroid; the second is the shipped default.

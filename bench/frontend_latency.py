@@ -8,7 +8,7 @@ blocks stamped with their arrival time), and the router decides on the
 transcript. "End of speech" is where the synthesized command's last sample
 is (known, not estimated by the VAD), so the figures include the VAD's own
 lag and the endpointing silence. Stage-0 commands are routed by the grammar;
-LLM-routed ones are real utterances from /work/shared/eval/router_dev.jsonl
+LLM-routed ones are real utterances from ../shared/eval/router_dev.jsonl
 that the grammar does not match, through the full cascade (classifier, LLM).
 
 Idle CPU: the front end listens to a private PulseAudio null sink (silence)

@@ -5,7 +5,7 @@ intent probabilities (all seven), with timings. The policy in
 `mavend/router/cascade.py` is then chosen from these signals on the dev file,
 with few parameters, and checked on held-out data by whoever holds it.
 
-    .venv/bin/python bench/router_signals.py /work/shared/eval/router_dev.jsonl \
+    .venv/bin/python bench/router_signals.py ../shared/eval/router_dev.jsonl \
         > bench/out/router_signals_dev.jsonl
 """
 

@@ -7,7 +7,7 @@ Positives: "hey jarvis" + a command, in every voice (8 espeak-ng voices at
 20/10/5 dB SNR, and with reverb. A positive is accepted when the trigger fires
 anywhere in its clip.
 
-Negatives: every utterance of /work/shared/eval/router_dev.jsonl (real
+Negatives: every utterance of ../shared/eval/router_dev.jsonl (real
 assistant-directed speech without the wake word) and near-misses ("hey
 travis, ...", "hey marvin, ..."), voices in rotation, a quarter each clean,
 20 dB, 10 dB and reverb, streamed continuously per voice with pauses between

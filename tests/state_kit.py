@@ -26,7 +26,7 @@ from mavend.config import (
     Settings,
     StorageSettings,
 )
-from mavend.router import RoutePolicy, Router
+from mavend.router import PolicyName, RoutePolicy, Router
 from mavend.router.grammar import CommandGrammar
 from mavend.router.slots import SlotExtractor
 from mavend.store import Store
@@ -106,7 +106,8 @@ def kit_router(
         SlotExtractor(settings.acts),
         classifier=classifier,  # type: ignore[arg-type]
         llm=llm,  # type: ignore[arg-type]
-        policy=RoutePolicy(use_llm=llm is not None),
+        # "vote": a scripted LLM in a test is always asked unless the classifier is sure.
+        policy=RoutePolicy(name=PolicyName.VOTE, use_llm=llm is not None),
         clock=clock,
     )
 

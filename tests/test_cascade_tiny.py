@@ -10,7 +10,7 @@ import pytest
 
 from mavend import paths
 from mavend.config import ActsSettings, RouterSettings, Settings
-from mavend.router import RoutePolicy, Router
+from mavend.router import PolicyName, RoutePolicy, Router
 from mavend.router.classifier import CentroidClassifier, Example, HashingEmbedder
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar
@@ -52,7 +52,7 @@ def router_with(llm: object) -> Router:
         SlotExtractor(settings.acts),
         classifier=CentroidClassifier(HashingEmbedder(), EXAMPLES),
         llm=llm,
-        policy=RoutePolicy(clarify_threshold=0.0),
+        policy=RoutePolicy(name=PolicyName.LLM_FIRST, clarify_threshold=0.0),
         clock=lambda: NOW,
     )
 

@@ -45,7 +45,7 @@ from mavend.config import (
 from mavend.daemon import Daemon, DaemonOptions, DaemonState
 from mavend.errors import UsageError
 from mavend.handlers import Outcome
-from mavend.router import RoutePolicy, Router, build_router
+from mavend.router import PolicyName, RoutePolicy, Router, build_router
 from mavend.store import Store
 from tests.conftest import require_model
 from tests.fuzz_corpus import (
@@ -131,7 +131,9 @@ def hostile_router(settings: Settings, llm: HostileLlm) -> Router:
         real.slots,
         classifier=real.classifier,
         llm=llm,
+        # "llm-first": the hostile model decides every routed turn it can.
         policy=RoutePolicy(
+            name=PolicyName.LLM_FIRST,
             clarify_threshold=cfg.clarify_threshold,
             classifier_confident=cfg.classifier_confident,
             classifier_weight=cfg.classifier_weight,

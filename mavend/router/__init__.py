@@ -15,9 +15,10 @@ from datetime import datetime
 from pathlib import Path
 
 from mavend.config import Settings
-from mavend.router.cascade import RoutePolicy, Router, RouteTrace
+from mavend.router.cascade import Router, RouteTrace
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.grammar import CommandGrammar
+from mavend.router.policy import PolicyName, RoutePolicy, resolve_policy
 from mavend.router.slots import SlotExtractor
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "CommandGrammar",
     "Decision",
     "Intent",
+    "PolicyName",
     "RoutePolicy",
     "RouteTrace",
     "Router",
@@ -82,7 +84,9 @@ def build_router(
         llm_path = model_path(router_cfg.llm_model, models_dir)
         llm = Lazy(lambda: _load_llm(settings, llm_path))
     policy = RoutePolicy(
+        name=resolve_policy(router_cfg.policy, router_cfg.llm_model),
         clarify_threshold=router_cfg.clarify_threshold,
+        tie_margin=router_cfg.tie_margin,
         classifier_confident=router_cfg.classifier_confident,
         classifier_weight=router_cfg.classifier_weight,
         use_llm=llm is not None,
@@ -154,7 +158,15 @@ class Lazy:
 
 
 def _load_classifier(settings: Settings, path: Path):
+    from threadpoolctl import threadpool_limits
+
     from mavend.router.classifier import USER_EXAMPLES_FILENAME, CentroidClassifier, UseEmbedder
+
+    # One BLAS thread for the process. The classifier's one big product (the
+    # utterance against ~7,600 examples) took 4.3 ms when OpenBLAS woke a second
+    # thread right after onnxruntime's run, 0.9 ms on one (bench/classifier_bench.py);
+    # nothing else in mavend does BLAS work large enough to gain from two.
+    threadpool_limits(1, user_api="blas")
 
     embedder = UseEmbedder(path)
     # Corrections are appended to the user's file and survive restarts.

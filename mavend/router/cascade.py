@@ -4,14 +4,13 @@ Pure given its seams: a command grammar, a classifier (over an embedder), an
 optional LLM and a clock. No audio, no daemon, no I/O of its own, so it is
 unit-testable in milliseconds with a deterministic embedder and a scripted LLM.
 
-The routing policy (which decider's answer counts) lives in `RoutePolicy.pick`
-and nowhere else.
+The routing policy (which decider's answer counts) lives in
+`mavend.router.policy` and nowhere else.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,8 +18,9 @@ from datetime import datetime
 from typing import Protocol
 
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
-from mavend.router.gate import clarify_question, is_fragment
+from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch
+from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
 
 log = logging.getLogger(__name__)
@@ -47,101 +47,14 @@ class RouteLlm(Protocol):
     def route(self, utterance: str, *, context: str = "") -> LlmRouteLike: ...
 
 
-class ClassifierResultLike(Protocol):
-    intent: Intent
-    confidence: float
-    scores: dict[Intent, float]
-
-
 class IntentClassifier(Protocol):
     def classify(self, text: str) -> ClassifierResultLike: ...
 
 
 Clock = Callable[[], datetime]
 
-
-@dataclass(frozen=True)
-class Pick:
-    intent: Intent
-    confidence: float
-    decided_by: str
-    ranking: tuple[Intent, ...]  # most likely first: the candidates a question names
-
-
-@dataclass(frozen=True)
-class RoutePolicy:
-    """Which decider's answer counts, and when to ask instead. The one place.
-
-    Measured on the external dev set (BENCHMARKS.md, bench/router_policy.py),
-    the seed's order -- the LLM decides, the classifier only when it fails --
-    was far worse than the classifier alone with the 0.5B model (61 % vs 86 %
-    strict), and a vote of the two was best. So:
-
-    - the classifier runs first (about 1 ms); when its cosine to the nearest
-      centroid is at least `classifier_confident`, it decides alone and the LLM
-      is never asked (the common sure turns stay fast);
-    - otherwise both vote: P(intent) = w * softmax(cosines / T) + (1 - w) * the
-      LLM's probability of each intent (read off its logits). If the LLM fails,
-      the classifier's distribution stands alone (the seed's fall-through);
-    - the decision's confidence is that probability; below
-      `clarify_threshold` the gate asks, naming the top candidates.
-    """
-
-    clarify_threshold: float = 0.35
-    classifier_confident: float = 0.9
-    classifier_weight: float = 0.7
-    use_llm: bool = True
-    # Cosines of near and far centroids differ by ~0.1-0.3; a softmax at this
-    # temperature turns such gaps into a usable distribution.
-    classifier_temperature: float = 0.05
-
-    def needs_llm(self, classifier: ClassifierResultLike | None) -> bool:
-        return self.use_llm and (
-            classifier is None or classifier.confidence < self.classifier_confident
-        )
-
-    def pick(
-        self, llm: LlmRouteLike | None, classifier: ClassifierResultLike | None
-    ) -> Pick | None:
-        """The winning intent, or None when nobody could decide."""
-        if classifier is not None and classifier.confidence >= self.classifier_confident:
-            ranking = _ranked(classifier.scores)
-            ranking = (classifier.intent, *(i for i in ranking if i != classifier.intent))
-            return Pick(classifier.intent, classifier.confidence, "classifier", ranking)
-        clf = _softmax(classifier.scores, self.classifier_temperature) if classifier else None
-        routed = _llm_distribution(llm) if llm is not None else None
-        if clf and routed:
-            w = self.classifier_weight
-            mixed = {i: w * clf.get(i, 0.0) + (1 - w) * routed.get(i, 0.0) for i in Intent}
-            decided_by = "llm+classifier"
-        elif clf:
-            mixed, decided_by = clf, "classifier"
-        elif routed:
-            mixed, decided_by = routed, "llm"
-        else:
-            return None
-        ranking = _ranked(mixed)
-        return Pick(ranking[0], mixed[ranking[0]], decided_by, ranking)
-
-
-def _softmax(scores: dict[Intent, float], temperature: float) -> dict[Intent, float]:
-    if not scores:
-        return {}
-    top = max(scores.values())
-    exp = {k: math.exp((v - top) / temperature) for k, v in scores.items()}
-    total = sum(exp.values())
-    return {k: v / total for k, v in exp.items()}
-
-
-def _llm_distribution(llm: LlmRouteLike) -> dict[Intent, float]:
-    alternatives = getattr(llm, "alternatives", ())
-    if alternatives:
-        return {Intent(i): float(p) for i, p in alternatives}
-    return {llm.intent: llm.confidence}
-
-
-def _ranked(scores: dict[Intent, float]) -> tuple[Intent, ...]:
-    return tuple(sorted(scores, key=lambda i: -scores[i]))
+# How many of the bank's nearest examples the LLM is shown for a tie-break.
+TIE_BREAK_EXAMPLES = 8
 
 
 @dataclass
@@ -267,12 +180,16 @@ class Router:
         self, utterance: str, text: str, now: datetime, context: str, trace: RouteTrace
     ) -> Decision:
         classified = self._classify(text, trace)
-        routed = self._ask_llm(text, context, trace) if self.policy.needs_llm(classified) else None
+        routed = None
+        if self.policy.needs_llm(classified):
+            routed = self._ask_llm(text, self._llm_context(text, classified, context), trace)
         picked = self.policy.pick(routed, classified)
         if picked is None:
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate")
         intent, confidence, decided_by = picked.intent, picked.confidence, picked.decided_by
         candidates = picked.ranking[:3]
+        if picked.out_of_scope:
+            return _decline(utterance, picked)
         if confidence < self.policy.clarify_threshold:
             return _clarify(utterance, intent, confidence, candidates, decided_by)
 
@@ -285,6 +202,21 @@ class Router:
         decision = self._with_slots(utterance, text, intent, confidence, decided_by, now, hints)
         trace.timed("slots", started)
         return decision
+
+    def _llm_context(
+        self, text: str, classified: ClassifierResultLike | None, context: str
+    ) -> str:
+        """The LLM's per-turn context: memory recall, plus for a tie-break the bank's
+        examples nearest to the utterance among the two tied intents."""
+        if classified is None or self.policy.name is not PolicyName.TIE_BREAK:
+            return context
+        pair = self.policy.tie(classified)
+        near = getattr(self.classifier, "examples_near", None)
+        if pair is None or near is None:
+            return context
+        examples = near(text, [str(i) for i in pair], TIE_BREAK_EXAMPLES)
+        shown = "; ".join(f'"{t}" is {label}' for t, label in examples)
+        return f"{context} similar requests: {shown}".strip()
 
     def _classify(self, text: str, trace: RouteTrace) -> ClassifierResultLike | None:
         if self.classifier is None:
@@ -338,6 +270,20 @@ def _clarify(
         slots=Slots(text=utterance.strip()),
         clarify=Clarify(clarify_question(candidates), candidates),
         decided_by=decided_by,
+    )
+
+
+def _decline(utterance: str, picked: Pick) -> Decision:
+    """An out-of-scope turn: nothing is written or run; the reply says so and asks."""
+    candidates = picked.ranking[:2]
+    return Decision(
+        utterance=utterance,
+        stage=Stage.GATED,
+        intent=picked.intent,
+        confidence=picked.confidence,
+        slots=Slots(text=utterance.strip()),
+        clarify=Clarify(UNSUPPORTED_QUESTION, candidates),
+        decided_by=picked.decided_by,
     )
 
 

@@ -1,38 +1,39 @@
-"""Stage 1 fallback: nearest-centroid intent classifier over sentence embeddings.
+"""Stage 1: the intent classifier, a local nearest-centroid vote over sentence embeddings.
 
-Contract: every intent has a centroid in embedding space; an utterance gets the
-intent of the nearest centroid, and its confidence is the cosine similarity to
-that centroid. Two refinements, both measured by bench/classifier_bench.py:
+Contract: every label (the seven intents, plus `unsupported` and `fragment`,
+see `mavend.router.examples`) has examples in embedding space; an utterance
+gets a calibrated probability for each label, and the router acts on the most
+probable one (an out-of-scope label makes the router ask instead).
+
+How a label is scored, and why (bench/classifier_bench.py measures each choice):
 
 * Local centroids. An intent such as `act` spans lights, music, taxis and
   messages, so its global mean sits between clusters and is far from all of
-  them (pure centroid: 75 % strict accuracy on the dev set). The centroid an
-  utterance is compared with is therefore pulled toward the intent's examples
-  nearest to it:  c_i(q) = normalize((1 - w) * mean_i + w * mean(top-k_i(q))),
-  with k = 3, w = 0.7 (87 % on the same set). `neighbours=0` (or
-  `local_weight=0`) gives the classic global centroid.
+  them. The centroid an utterance is compared with is pulled toward the
+  label's examples nearest to it:
+  c_l(q) = normalize((1 - w) * mean_l + w * mean(top-k_l(q))), k = 5, w = 0.7.
+  On the external dev set this beat a plain k-nearest-neighbour vote and a
+  logistic-regression head trained on the same 7,600 examples (BENCHMARKS.md,
+  "Classifier heads"): the head fits the bank's own phrasing, the local
+  centroid generalises better to other people's.
+* Calibration. The cosines are turned into probabilities by a softmax at
+  temperature `temperature`, fitted (minimum log-loss) on the project's own
+  held-out test utterances (tests/data/router_own), not on the dev set, so the
+  gate's threshold reads as a probability.
 * Exact matches. A text that, normalized, IS a labelled example takes that
-  example's label with confidence 1.0 (its cosine to that example). The latest
-  label wins, so a user's correction overrides a built-in example at once
-  instead of nudging a centroid by 1/n.
+  example's label with probability 1.0. The latest label wins, so a user's
+  correction overrides a built-in example at once instead of nudging a
+  centroid by 1/n.
 
-`scores` holds the cosine to every intent's centroid, so the gate can read the
-margin between the best two (`ClassifierResult.margin`) as well. The scale is
-the model's, not a probability: with USE, in-scope dev utterances score 0.43 to
-0.83 (5th to 95th percentile) and out-of-scope ones 0.33 to 0.61, and nothing
-but an exact example reaches 0.9. Pick gate thresholds from the bench output.
-
-Examples come from the shipped `mavend/data/intent_examples.jsonl` plus an
-append-only user file in the data directory (corrections; the memory module
-writes it through `append_example`). The built-in embeddings are cached to a
-`.npy` next to the user file, keyed by the examples' hash and the model's
-fingerprint, so a warm start skips ~500 forward passes.
+`scores` keeps the raw cosine of every intent (the model's scale, for logs and
+benches); `probabilities` is what decisions use. The built-in embeddings are
+cached to a `.npy` next to the user file, keyed by the examples' hash and the
+model's fingerprint, so a warm start skips ~7,600 forward passes (~8 s).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import os
@@ -40,9 +41,7 @@ import re
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from importlib import resources
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +55,21 @@ from mavend.router.embedder import (
     UseEmbedder,
     prepare_text,
 )
+from mavend.router.examples import (
+    LABELS,
+    OUT_OF_SCOPE,
+    USER_EXAMPLES_FILENAME,
+    Example,
+    append_example,
+    builtin_examples_dir,
+    load_examples,
+    read_builtin,
+    read_examples,
+)
 
 __all__ = [
+    "LABELS",
+    "OUT_OF_SCOPE",
     "USER_EXAMPLES_FILENAME",
     "CentroidClassifier",
     "ClassifierResult",
@@ -66,133 +78,55 @@ __all__ = [
     "HashingEmbedder",
     "UseEmbedder",
     "append_example",
-    "builtin_examples_path",
+    "builtin_examples_dir",
     "cached_embeddings",
     "load_examples",
 ]
 
 log = logging.getLogger(__name__)
 
-USER_EXAMPLES_FILENAME = "intent_examples.user.jsonl"
 _CACHE_PREFIX = "intent-embeddings-"
 # Bump when prepare_text or the cache layout changes: old files stop matching.
-_CACHE_VERSION = "1"
+_CACHE_VERSION = "2"
 _PUNCT = re.compile(r"[^\w\s]+", re.UNICODE)
-
-
-@dataclass(frozen=True)
-class Example:
-    """One labelled utterance."""
-
-    text: str
-    intent: Intent
-
-    def __post_init__(self) -> None:
-        # Accept the plain string value ("act") as well as the enum member.
-        object.__setattr__(self, "intent", Intent(self.intent))
-
-    def to_json(self) -> dict[str, str]:
-        return {"text": self.text, "intent": str(self.intent)}
+_INTENTS: tuple[Intent, ...] = tuple(Intent)
+# Fitted by bench/classifier_bench.py --calibrate on tests/data/router_own (never
+# on shared/eval): the softmax temperature with the least log-loss there.
+DEFAULT_TEMPERATURE = 0.03
 
 
 @dataclass(frozen=True)
 class ClassifierResult:
-    intent: Intent
-    confidence: float  # cosine to the winning centroid (1.0 for an exact example match)
-    scores: dict[Intent, float]  # cosine to each intent's centroid (intents with examples)
-    nearest: str  # the winning intent's example most similar to the text ("" if none)
+    intent: Intent  # the most probable intent (out-of-scope labels aside)
+    confidence: float  # its calibrated probability (1.0 for an exact example match)
+    scores: dict[Intent, float]  # cosine to each intent's local centroid (the model's scale)
+    nearest: str  # the winning label's example most similar to the text ("" if none)
+    # Calibrated probability of every label with examples, out-of-scope ones included.
+    probabilities: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The most probable label: an intent, `unsupported` or `fragment`."""
+        if not self.probabilities:
+            return str(self.intent)
+        return max(self.probabilities, key=self.probabilities.__getitem__)
+
+    @property
+    def out_of_scope(self) -> bool:
+        return self.label in OUT_OF_SCOPE
 
     @property
     def margin(self) -> float:
-        """Best score minus the runner-up: small means the intents were close to a tie."""
-        top = sorted(self.scores.values(), reverse=True)
+        """Best probability minus the runner-up's: small means a near tie."""
+        top = sorted(self.probabilities.values(), reverse=True)
         if len(top) < 2:
             return top[0] if top else 0.0
         return top[0] - top[1]
 
-
-# --------------------------------------------------------------------------- files
-
-
-def builtin_examples_path() -> Path:
-    """The labelled examples shipped in the package."""
-    return Path(str(resources.files("mavend").joinpath("data", "intent_examples.jsonl")))
-
-
-def load_examples(builtin: Path, user: Path | None) -> list[Example]:
-    """The shipped examples, then the user's (append-only, later lines win ties).
-
-    The shipped file is strict: a bad line is a packaging bug and raises. The
-    user file is lenient: a line torn by a crash mid-append is skipped with a
-    warning, because losing one correction beats refusing to start.
-    """
-    examples = _read_examples(builtin, strict=True)
-    if user is not None:
-        examples.extend(_read_examples(user, strict=False))
-    return examples
-
-
-def append_example(user_file: Path, example: Example) -> None:
-    """Append one example as a JSON line and fsync it; earlier lines are never touched."""
-    user_file.parent.mkdir(parents=True, exist_ok=True)
-    created = not user_file.exists()
-    row: dict[str, Any] = example.to_json()
-    row["added"] = datetime.now(UTC).isoformat(timespec="seconds")
-    line = json.dumps(row, ensure_ascii=False) + "\n"
-    with open(user_file, "ab") as fh:
-        # A crash mid-append can leave a last line without its newline; start a
-        # fresh line so this row is not glued onto the torn one.
-        if fh.tell() > 0 and not _ends_with_newline(user_file):
-            line = "\n" + line
-        fh.write(line.encode("utf-8"))
-        fh.flush()
-        os.fsync(fh.fileno())
-    if created:
-        _fsync_dir(user_file.parent)  # the new directory entry must survive a crash too
-
-
-def _read_examples(path: Path, *, strict: bool) -> list[Example]:
-    if not strict and not path.exists():
-        return []
-    examples: list[Example] = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                examples.append(_parse_example(line))
-            except (ValueError, TypeError, KeyError) as exc:
-                if strict:
-                    raise ValueError(f"{path}:{number}: bad example line: {exc}") from exc
-                log.warning("%s:%d: skipping a bad example line (%s)", path, number, exc)
-    return examples
-
-
-def _parse_example(line: str) -> Example:
-    row = json.loads(line)
-    if not isinstance(row, dict):
-        raise TypeError("not a JSON object")
-    text = row["text"]
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("text must be a non-empty string")
-    return Example(text=text.strip(), intent=Intent(row["intent"]))
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return  # not every filesystem lets a directory be opened; best effort
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    def ranking(self) -> tuple[Intent, ...]:
+        """The intents, most probable first."""
+        probs = self.probabilities
+        return tuple(sorted(self.scores, key=lambda i: -probs.get(str(i), 0.0)))
 
 
 # --------------------------------------------------------------------------- cache
@@ -273,26 +207,23 @@ class _State:
     """An immutable snapshot; add_example swaps in a new one (copy-on-write)."""
 
     vectors: np.ndarray  # (n, dim) float32, unit rows
-    labels: np.ndarray  # (n,) index into _INTENTS
+    labels: np.ndarray  # (n,) index into LABELS
     texts: tuple[str, ...]
-    sums: np.ndarray  # (7, dim) float64: running sum of each intent's vectors
-    counts: np.ndarray  # (7,) int
-    centroids: np.ndarray  # (7, dim) float32: normalized sums (zero row: no examples)
-    members: tuple[np.ndarray, ...]  # per intent: row indices into vectors
-    exact: Mapping[str, Intent]  # _match_key(text) -> latest label
-
-
-_INTENTS: tuple[Intent, ...] = tuple(Intent)
+    sums: np.ndarray  # (len(LABELS), dim) float64: running sum of each label's vectors
+    counts: np.ndarray  # (len(LABELS),) int
+    centroids: np.ndarray  # (len(LABELS), dim) float32: normalized sums (zero row: none)
+    members: tuple[np.ndarray, ...]  # per label: row indices into vectors
+    exact: Mapping[str, str]  # _match_key(text) -> latest label
 
 
 class CentroidClassifier:
-    """Nearest-centroid intent classifier; thread-safe (see the module docstring).
+    """Local-centroid label classifier with calibrated probabilities; thread-safe.
 
     `classify` never raises for any string (empty, huge, control characters,
-    emoji): empty or whitespace-only input has confidence 0.0, so the gate
-    asks (intent CHAT: no side effect if a caller ignores confidence).
-    `add_example` updates the affected centroid incrementally and, when the
-    classifier has a `user_file`, persists the example there first.
+    emoji): empty or whitespace-only input has confidence 0.0 and the
+    `fragment` label, so the gate asks. `add_example` updates the affected
+    centroid incrementally and, when the classifier has a `user_file`,
+    persists the example there first.
     """
 
     def __init__(
@@ -302,17 +233,21 @@ class CentroidClassifier:
         *,
         embeddings: np.ndarray | None = None,
         user_file: Path | None = None,
-        neighbours: int = 3,
+        neighbours: int = 5,
         local_weight: float = 0.7,
+        temperature: float = DEFAULT_TEMPERATURE,
     ) -> None:
-        if not examples:
-            raise ValueError("the classifier needs at least one labelled example")
+        if not any(e.in_scope for e in examples):
+            raise ValueError("the classifier needs at least one labelled example of an intent")
         if neighbours < 0 or not 0.0 <= local_weight <= 1.0:
             raise ValueError("neighbours must be >= 0 and local_weight in [0, 1]")
+        if not temperature > 0.0:
+            raise ValueError("temperature must be positive")
         self.embedder = embedder
         self.user_file = user_file
         self.neighbours = neighbours
         self.local_weight = local_weight if neighbours > 0 else 0.0
+        self.temperature = temperature
         if embeddings is None:
             embeddings = embedder.embed([e.text for e in examples])
         if embeddings.shape != (len(examples), embedder.dim):
@@ -334,12 +269,13 @@ class CentroidClassifier:
     ) -> CentroidClassifier:
         """Built-in + user examples, the built-in embeddings through the cache.
 
-        `cache_dir` defaults to the user file's directory. User examples are
-        embedded at every start: they are few, and caching them would
-        invalidate the cache on every correction.
+        `builtin` is the bank's directory (default: the shipped one) or one
+        JSONL file. `cache_dir` defaults to the user file's directory. User
+        examples are embedded at every start: they are few, and caching them
+        would invalidate the cache on every correction.
         """
-        builtin_examples = _read_examples(builtin or builtin_examples_path(), strict=True)
-        user_examples = _read_examples(user_file, strict=False) if user_file else []
+        builtin_examples = read_builtin(builtin)
+        user_examples = read_examples(user_file, strict=False) if user_file else []
         if cache_dir is None and user_file is not None:
             cache_dir = user_file.parent
         vectors, _hit = cached_embeddings(embedder, builtin_examples, cache_dir)
@@ -357,40 +293,53 @@ class CentroidClassifier:
     @property
     def examples(self) -> list[Example]:
         state = self._state
-        return [
-            Example(t, _INTENTS[int(i)]) for t, i in zip(state.texts, state.labels, strict=True)
-        ]
+        return [Example(t, LABELS[int(i)]) for t, i in zip(state.texts, state.labels, strict=True)]
 
     def classify(self, text: str) -> ClassifierResult:
         state = self._state  # one consistent snapshot, whatever add_example does meanwhile
         if not prepare_text(text):
             # Nothing to classify. CHAT has no side effect, and confidence 0.0
             # makes any gate ask rather than act on it.
-            return ClassifierResult(Intent.CHAT, 0.0, {}, "")
+            return ClassifierResult(Intent.CHAT, 0.0, {}, "", {"fragment": 1.0})
         query = self.embedder.embed([text])[0]
         sims = state.vectors @ query
-        scores = self._scores(state, query, sims)
-        winner = max(scores, key=scores.__getitem__)
-        confidence = scores[winner]
+        cosines = self._cosines(state, sims, query)
         exact = state.exact.get(_match_key(text))
         if exact is not None:
-            winner, confidence = exact, 1.0
+            probabilities = {label: float(label == exact) for label in cosines}
+            probabilities[exact] = 1.0
+        else:
+            probabilities = _softmax(cosines, self.temperature)
+        scores = {Intent(label): c for label, c in cosines.items() if label not in OUT_OF_SCOPE}
+        intent = max(scores, key=lambda i: probabilities.get(str(i), 0.0))
+        label = max(probabilities, key=probabilities.__getitem__)
         return ClassifierResult(
-            intent=winner,
-            confidence=confidence,
+            intent=intent,
+            confidence=probabilities.get(str(intent), 0.0),
             scores=scores,
-            nearest=_nearest(state, sims, _INTENTS.index(winner)),
+            nearest=_nearest(state, sims, LABELS.index(label)),
+            probabilities=probabilities,
         )
 
-    def centroid_for(self, text: str, intent: Intent) -> np.ndarray:
+    def examples_near(self, text: str, labels: Sequence[str], k: int) -> list[tuple[str, str]]:
+        """The `k` examples most similar to `text` among `labels`, most similar first."""
+        state = self._state
+        rows = np.concatenate([state.members[LABELS.index(str(label))] for label in labels])
+        if len(rows) == 0 or not prepare_text(text):
+            return []
+        sims = state.vectors[rows] @ self.embedder.embed([text])[0]
+        best = rows[np.argsort(-sims)[:k]]
+        return [(state.texts[int(i)], LABELS[int(state.labels[int(i)])]) for i in best]
+
+    def centroid_for(self, text: str, intent: Intent | str) -> np.ndarray:
         """The (unit) centroid `text` is compared with for `intent`: for tests and logs."""
         state = self._state
         query = self.embedder.embed([text])[0]
-        return self._centroid(state, state.vectors @ query, _INTENTS.index(intent))
+        return self._centroid(state, state.vectors @ query, LABELS.index(str(intent)))
 
     def add_example(self, text: str, intent: Intent | str) -> Example:
         """Learn one labelled utterance now; persist it to the user file if there is one."""
-        example = Example(text=text.strip(), intent=Intent(intent))
+        example = Example(text=text.strip(), intent=str(intent))
         if not prepare_text(example.text):
             raise ValueError("an example needs some text")
         vector = self.embedder.embed([example.text])[0]
@@ -401,14 +350,12 @@ class CentroidClassifier:
             self._state = _with_example(self._state, example, vector)
         return example
 
-    def _scores(self, state: _State, query: np.ndarray, sims: np.ndarray) -> dict[Intent, float]:
-        scores: dict[Intent, float] = {}
-        for i, intent in enumerate(_INTENTS):
-            if state.counts[i] == 0:
-                continue
-            centroid = self._centroid(state, sims, i)
-            scores[intent] = _clip(float(centroid @ query))
-        return scores
+    def _cosines(self, state: _State, sims: np.ndarray, query: np.ndarray) -> dict[str, float]:
+        return {
+            label: _clip(float(self._centroid(state, sims, i) @ query))
+            for i, label in enumerate(LABELS)
+            if state.counts[i] > 0
+        }
 
     def _centroid(self, state: _State, sims: np.ndarray, i: int) -> np.ndarray:
         if self.local_weight == 0.0:
@@ -421,6 +368,13 @@ class CentroidClassifier:
         mixed = (1.0 - self.local_weight) * state.centroids[i] + self.local_weight * local
         norm = float(np.linalg.norm(mixed))
         return (mixed / norm).astype(np.float32) if norm > 0 else state.centroids[i]
+
+
+def _softmax(cosines: dict[str, float], temperature: float) -> dict[str, float]:
+    top = max(cosines.values())
+    exp = {k: math.exp((v - top) / temperature) for k, v in cosines.items()}
+    total = sum(exp.values())
+    return {k: v / total for k, v in exp.items()}
 
 
 def _clip(value: float) -> float:
@@ -436,10 +390,10 @@ def _nearest(state: _State, sims: np.ndarray, i: int) -> str:
 
 
 def _build_state(examples: Sequence[Example], vectors: np.ndarray) -> _State:
-    labels = np.array([_INTENTS.index(e.intent) for e in examples], dtype=np.int64)
-    sums = np.zeros((len(_INTENTS), vectors.shape[1]), dtype=np.float64)
+    labels = np.array([LABELS.index(e.intent) for e in examples], dtype=np.int64)
+    sums = np.zeros((len(LABELS), vectors.shape[1]), dtype=np.float64)
     np.add.at(sums, labels, vectors.astype(np.float64))
-    exact: dict[str, Intent] = {}
+    exact: dict[str, str] = {}
     for e in examples:  # in file order: the user's later lines override built-ins
         exact[_match_key(e.text)] = e.intent
     return _State(
@@ -447,16 +401,16 @@ def _build_state(examples: Sequence[Example], vectors: np.ndarray) -> _State:
         labels=labels,
         texts=tuple(e.text for e in examples),
         sums=sums,
-        counts=np.bincount(labels, minlength=len(_INTENTS)),
+        counts=np.bincount(labels, minlength=len(LABELS)),
         centroids=_normalize(sums),
-        members=tuple(np.flatnonzero(labels == i) for i in range(len(_INTENTS))),
+        members=tuple(np.flatnonzero(labels == i) for i in range(len(LABELS))),
         exact=exact,
     )
 
 
 def _with_example(state: _State, example: Example, vector: np.ndarray) -> _State:
     """The state plus one example: only the affected centroid is recomputed."""
-    i = _INTENTS.index(example.intent)
+    i = LABELS.index(example.intent)
     sums = state.sums.copy()
     sums[i] += vector
     centroids = state.centroids.copy()
@@ -483,3 +437,8 @@ def _with_example(state: _State, example: Example, vector: np.ndarray) -> _State
 def _normalize(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return (rows / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
+
+
+def builtin_examples_path() -> Path:
+    """The shipped bank's directory (kept for callers of the one-file layout)."""
+    return builtin_examples_dir()

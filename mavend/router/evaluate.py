@@ -42,6 +42,7 @@ class EvalRow:
     intent: str
     confidence: str | None = None
     alt_intents: tuple[str, ...] = ()
+    source: str = ""  # "<dataset>:<original label>"; accuracy is also reported per dataset
 
     @property
     def strict(self) -> bool:
@@ -61,7 +62,9 @@ class RouterReport:
     in_scope_clarified: int = 0
     confusion: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     stage_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    oos_harmful: int = 0
     llm_errors: int = 0
+    per_source: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     errors: list[dict[str, str]] = field(default_factory=list)
 
     def add(self, row: EvalRow, decision: Decision, stage_ms: dict[str, float]) -> None:
@@ -78,9 +81,16 @@ class RouterReport:
             self.strict_correct += exact
         lenient = exact or predicted in row.alt_intents
         self.lenient_correct += lenient
+        source = self.per_source[row.source.split(":", 1)[0] or "-"]
+        source["n"] += 1
+        source["lenient"] += lenient
+        if row.strict:
+            source["strict_n"] += 1
+            source["strict"] += exact
         if row.intent == OOS:
             self.oos_n += 1
             self.oos_clarified += predicted == CLARIFY
+            self.oos_harmful += is_write(decision) and not asks_route
         else:
             self.in_scope_n += 1
             self.in_scope_clarified += predicted == CLARIFY
@@ -110,11 +120,29 @@ class RouterReport:
             "lenient_accuracy": _ratio(self.lenient_correct, self.n),
             "clarify_rate_oos": _ratio(self.oos_clarified, self.oos_n),
             "clarify_rate_in_scope": _ratio(self.in_scope_clarified, self.in_scope_n),
+            "harmful_rate_oos": _ratio(self.oos_harmful, self.oos_n),
+            "per_source": {
+                name: {
+                    "n": c["n"],
+                    "strict_n": c["strict_n"],
+                    "strict_accuracy": _ratio(c["strict"], c["strict_n"]),
+                    "lenient_accuracy": _ratio(c["lenient"], c["n"]),
+                }
+                for name, c in sorted(self.per_source.items())
+            },
             "latency_ms": {stage: _percentiles(v) for stage, v in sorted(self.stage_ms.items())},
             "llm_errors": self.llm_errors,
             "per_intent": self.per_intent(),
             "confusion": {k: dict(v) for k, v in sorted(self.confusion.items())},
         }
+
+
+def is_write(decision: Decision) -> bool:
+    """Would this decision change something? A fact, note or reminder is stored; an act
+    that names an allowlisted function runs (one without a function only asks)."""
+    if decision.intent in (Intent.FACT, Intent.NOTE, Intent.REMINDER):
+        return True
+    return decision.intent is Intent.ACT and decision.slots.has_fn
 
 
 def _correct(gold: str, predicted: str) -> bool:
@@ -151,6 +179,7 @@ def read_rows(path: Path) -> list[EvalRow]:
                         intent=str(raw["intent"]),
                         confidence=raw.get("confidence"),
                         alt_intents=tuple(raw.get("alt_intents") or ()),
+                        source=str(raw.get("source") or ""),
                     )
                 )
             except (ValueError, KeyError, TypeError) as exc:
@@ -194,6 +223,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="cascade",
         help="which router to measure (all = the baselines side by side)",
     )
+    parser.add_argument(
+        "--profiles",
+        default="",
+        metavar="NAME[,NAME]",
+        help="measure the LLM and the cascade once per model profile (its router LLM: "
+        "`default`, `qwen1.5b`, ...), or per LLM model name or .gguf path; "
+        "default: the configured router.llm_model",
+    )
+    parser.add_argument(
+        "--policies",
+        default="",
+        metavar="NAME[,NAME]",
+        help="measure the cascade once per routing policy (auto, classifier, llm-first, vote, "
+        "tie-break); default: the configured router.policy",
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N rows")
     parser.add_argument(
         "--errors",
@@ -212,28 +256,89 @@ def main_router(args: argparse.Namespace) -> int:
     if args.limit:
         rows = rows[: args.limit]
     modes = MODES if args.mode == "all" else (args.mode,)
+    llms = [_profile_llm(p) for p in args.profiles.split(",") if p.strip()] or [
+        settings.router.llm_model
+    ]
     print(f"# machine: {describe_machine()}")
     print(
-        f"# {args.file} ({len(rows)} rows); llm {settings.router.llm_model}, "
+        f"# {args.file} ({len(rows)} rows); llm {', '.join(llms)}, "
         f"threads {settings.router.llm_threads}; clarify below {settings.router.clarify_threshold}"
     )
-    reports = {}
-    for mode in modes:
-        router = _router_for(mode, settings)
+    policies = [p.strip() for p in args.policies.split(",") if p.strip()] or [
+        settings.router.policy
+    ]
+    reports: dict[str, dict[str, object]] = {}
+    for run in _runs(modes, llms, policies, settings.router.llm_model):
+        run_settings = _with_router(settings, llm_model=run.llm, policy=run.policy)
+        router = _router_for(run.mode, run_settings)
         started = time.perf_counter()
-        report = evaluate_router(router, rows, mode)
-        reports[mode] = report.summary()
-        print(format_report(reports[mode], time.perf_counter() - started))
+        report = evaluate_router(router, rows, run.label)
+        summary = reports[run.label] = report.summary()
+        summary["llm_model"] = run.llm if router.llm is not None else ""
+        summary["policy"] = str(router.policy.name)
+        print(format_report(summary, time.perf_counter() - started))
         if args.errors:
             with args.errors.open("a", encoding="utf-8") as handle:
                 for error in report.errors:
-                    handle.write(json.dumps({"mode": mode, **error}) + "\n")
+                    handle.write(json.dumps({"mode": run.label, **error}) + "\n")
     if args.json:
-        headline = dict(reports[modes[-1]])
-        if len(modes) > 1:
+        headline = dict(reports[list(reports)[-1]])
+        if len(reports) > 1:
             headline["baselines"] = {m: _headline(r) for m, r in reports.items()}
         print(json.dumps(headline))
     return 0
+
+
+@dataclass(frozen=True)
+class _Run:
+    label: str
+    mode: str
+    llm: str
+    policy: str
+
+
+def _runs(
+    modes: Sequence[str], llms: Sequence[str], policies: Sequence[str], configured_llm: str
+) -> list[_Run]:
+    """One run per mode; the LLM alone once per model, the cascade once per model and
+    policy. The grammar and the classifier do not depend on either: measured once."""
+    runs = []
+    for mode in modes:
+        if mode in ("grammar", "classifier"):
+            runs.append(_Run(mode, mode, configured_llm, "classifier"))
+        elif mode == "llm":
+            runs.extend(_Run(_label(mode, llm, "", llms), mode, llm, "llm-first") for llm in llms)
+        else:
+            shown = len(policies) > 1
+            runs.extend(
+                _Run(_label(mode, llm, policy if shown else "", llms), mode, llm, policy)
+                for llm in llms
+                for policy in policies
+            )
+    return runs
+
+
+def _label(mode: str, llm: str, policy: str, llms: Sequence[str]) -> str:
+    label = mode if len(llms) == 1 else f"{mode}@{llm}"
+    return f"{label}[{policy}]" if policy else label
+
+
+def _profile_llm(name: str) -> str:
+    """A profile's router LLM model name; anything else (a model name, a path) as given."""
+    from mavend.models.registry import PROFILES
+
+    name = name.strip()
+    profile = PROFILES.get(name)
+    if profile is None:
+        return name
+    return next(m.name for m in profile.models if m.files[0].name.endswith(".gguf"))
+
+
+def _with_router(settings, *, llm_model: str, policy: str):
+    from dataclasses import replace
+
+    router = replace(settings.router, llm_model=llm_model, policy=policy)
+    return replace(settings, router=router)
 
 
 def _router_for(mode: str, settings):
@@ -259,7 +364,11 @@ def _headline(summary: dict[str, object]) -> dict[str, object]:
         "lenient_accuracy",
         "clarify_rate_oos",
         "clarify_rate_in_scope",
+        "harmful_rate_oos",
+        "per_source",
         "latency_ms",
+        "llm_model",
+        "policy",
     )
     return {k: summary[k] for k in keys}
 
@@ -270,10 +379,17 @@ def format_report(s: dict, seconds: float) -> str:
         f"strict accuracy   {s['strict_accuracy']:.1%}  (high-confidence rows: {s['strict_n']})",
         f"lenient accuracy  {s['lenient_accuracy']:.1%}",
         f"clarify rate      oos {s['clarify_rate_oos']:.1%}   "
-        f"in scope {s['clarify_rate_in_scope']:.1%}",
+        f"in scope {s['clarify_rate_in_scope']:.1%}   "
+        f"oos written/run (harmful) {s['harmful_rate_oos']:.1%}",
         "latency ms        "
         + "   ".join(
             f"{stage} p50 {v['p50']:.2f} p95 {v['p95']:.2f}" for stage, v in s["latency_ms"].items()
+        ),
+        "per source        strict (n)        lenient (n)",
+        *(
+            f"  {name:<14}  {m['strict_accuracy']:>6.1%} ({m['strict_n']:>3})  "
+            f"{m['lenient_accuracy']:>6.1%} ({m['n']:>3})"
+            for name, m in s["per_source"].items()
         ),
         "per intent        precision  recall  n",
     ]

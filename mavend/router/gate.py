@@ -41,44 +41,12 @@ FILLERS = frozenset(
         "hi",
     ]
 )
-# A sentence that ends on one of these was cut off mid-phrase.
+# A sentence that ends on one of these was cut off mid-phrase. Only words that
+# cannot close an English sentence: prepositions and particles can ("turn it on",
+# "what is this for", "repeat that"), so they are left to the classifier, whose
+# `fragment` examples cover cut-off requests.
 DANGLING = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "with",
-        "to",
-        "of",
-        "and",
-        "or",
-        "but",
-        "for",
-        "from",
-        "in",
-        "on",
-        "at",
-        "by",
-        "my",
-        "your",
-        "his",
-        "her",
-        "their",
-        "our",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "some",
-        "any",
-        "about",
-        "into",
-        "than",
-        "then",
-        "if",
-        "because",
-    ]
+    ["the", "a", "an", "my", "your", "our", "their", "and", "or", "but", "because", "if", "than"]
 )
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _VOWELS = set("aeiouyаеёиоуыэюяäöüéèêáàíóúåæø")
@@ -125,6 +93,11 @@ def _mash(word: str) -> bool:
         longest = max(longest, run)
     vowel_share = sum(ch in _VOWELS for ch in word) / len(word)
     return longest >= 5 or vowel_share < 0.15
+
+
+# An out-of-scope request (the classifier's `unsupported` or `fragment`): say so,
+# and leave the door open for a rephrasing.
+UNSUPPORTED_QUESTION = "Sorry, I can't help with that here. Could you put it another way?"
 
 
 def clarify_question(candidates: Sequence[Intent]) -> str:
