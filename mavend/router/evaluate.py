@@ -33,6 +33,9 @@ from mavend.router.decision import Decision, Intent
 
 CLARIFY = "clarify"
 OOS = "oos"
+# Gold labels whose right answer is to ask: the datasets' "oos", and the bank's own
+# out-of-scope labels (tests/data/router_own: "unsupported", "fragment").
+OOS_LABELS = frozenset({OOS, "unsupported", "fragment"})
 MODES = ("grammar", "classifier", "llm", "cascade")
 
 
@@ -87,7 +90,7 @@ class RouterReport:
         if row.strict:
             source["strict_n"] += 1
             source["strict"] += exact
-        if row.intent == OOS:
+        if row.intent in OOS_LABELS:
             self.oos_n += 1
             self.oos_clarified += predicted == CLARIFY
             self.oos_harmful += is_write(decision) and not asks_route
@@ -105,7 +108,7 @@ class RouterReport:
             predicted = sum(c.get(label, 0) for c in self.confusion.values())
             actual = sum(self.confusion.get(label, Counter()).values())
             out[label] = {
-                "precision": _ratio(true_pos if label != OOS else 0, predicted),
+                "precision": _ratio(true_pos if label not in OOS_LABELS else 0, predicted),
                 "recall": _ratio(true_pos, actual),
                 "n": actual,
             }
@@ -146,11 +149,11 @@ def is_write(decision: Decision) -> bool:
 
 
 def _correct(gold: str, predicted: str) -> bool:
-    return predicted == CLARIFY if gold == OOS else predicted == gold
+    return predicted == CLARIFY if gold in OOS_LABELS else predicted == gold
 
 
 def _target(label: str) -> str:
-    return CLARIFY if label == OOS else label
+    return CLARIFY if label in OOS_LABELS else label
 
 
 def _ratio(a: float, b: float) -> float:

@@ -68,9 +68,30 @@ def is_fragment(text: str) -> bool:
     content = [w for w in words if w not in FILLERS]
     if not content:
         return True
-    if words[-1] in DANGLING:
+    spoken = _without_trailing_fillers(words)
+    if spoken[-1] in DANGLING or _ends_on_an_open_question(spoken):
         return True
     return _looks_gibberish(content)
+
+
+# "how can i", "what do you", "could you": a modal or auxiliary and its subject, and
+# nothing after them, is a question that stopped before its verb.
+_MODALS = frozenset(
+    ["can", "could", "would", "will", "should", "shall", "may", "might", "must", "do", "does",
+     "did", "have", "has"]
+)
+_SUBJECTS = frozenset(["i", "you", "we", "they"])
+
+
+def _ends_on_an_open_question(words: Sequence[str]) -> bool:
+    return len(words) >= 2 and words[-2] in _MODALS and words[-1] in _SUBJECTS
+
+
+def _without_trailing_fillers(words: Sequence[str]) -> Sequence[str]:
+    end = len(words)
+    while end > 1 and words[end - 1] in FILLERS:
+        end -= 1
+    return words[:end]
 
 
 def _looks_gibberish(words: Sequence[str]) -> bool:
