@@ -104,6 +104,17 @@ def run_turns(front: FrontEnd, events: EventQueue, router, turns, block: int) ->
     return out
 
 
+def with_policy(settings: Settings, policy: str):
+    """A warmed-up router with `router.policy = policy` (its LLM's prefix cached)."""
+    router_settings = dataclasses.replace(settings.router, policy=policy)
+    routed = build_router(dataclasses.replace(settings, router=router_settings),
+                          clock=system_clock(user_timezone("")), use_llm=True)
+    routed.warm_up()
+    for text in ("what is on my calendar", "note that the milk is off", "how are you"):
+        routed.route(text)
+    return routed
+
+
 def make_turns(commands: Sequence[str], voices, limit: int) -> list:
     turns = []
     for i, command in enumerate(commands[:limit]):
@@ -186,6 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-gate", action="store_true", help="--idle without the energy gate")
     parser.add_argument("--piper-voice", type=Path, help="a Piper .onnx voice to add")
     parser.add_argument("--only-piper", action="store_true", help="Piper voices only")
+    parser.add_argument("--policies", default="auto", metavar="NAME[,NAME]",
+                        help="router.policy for the LLM-routed turns, each run on the same turns "
+                        "(e.g. auto,vote: the shipped policy against the first wave's)")
     args = parser.parse_args(argv)
 
     settings = Settings()
@@ -234,8 +248,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(("stage-0, open (wildcard)", out))
         if args.llm:
             turns = make_turns(llm_commands(router, args.llm), voices, args.llm)
-            print("## LLM-routed utterances")
-            rows.append(("LLM-routed", run_turns(front, events, router, turns, block)))
+            for policy in args.policies.split(","):
+                routed = with_policy(settings, policy.strip())
+                print(f"## grammar-miss utterances, router.policy = {policy} "
+                      f"({routed.policy.name})")
+                rows.append((f"grammar miss, policy {policy}",
+                             run_turns(front, events, routed, turns, block)))
     print()
     print("| set | end of speech -> transcript p50 / p95 ms | -> decision p50 / p95 ms | "
           "routing after the transcript p50 ms | endpoint reasons | missed |")

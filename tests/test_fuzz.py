@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -211,7 +212,11 @@ def test_10000_hostile_utterances_crash_nothing_and_run_only_the_allowlist(rig: 
 @pytest.mark.models
 @pytest.mark.slow
 def test_the_real_llm_cannot_widen_the_allowlist_either(rig: Rig) -> None:
-    settings = rig.settings
+    # "llm-first": the real model decides every routed turn (the shipped policy keeps it
+    # off the routing path; here it is the hostile party under test).
+    settings = dataclasses.replace(
+        rig.settings, router=dataclasses.replace(rig.settings.router, policy="llm-first")
+    )
     require_model(settings.router.llm_model)
     require_model(settings.router.classifier_model)
     router = build_router(settings, clock=clock)

@@ -566,12 +566,12 @@ def test_memory_settings_are_bounded() -> None:
 
 
 def test_a_repair_applies_where_the_gate_saw_a_fragment(tmp_path: Path) -> None:
-    # "...still on" ends on a dangling word, so the gate asks; the user's repair still holds.
+    # "...still on and" stops on a conjunction, so the gate asks; the user's repair still holds.
     a = assistant(settings_for(tmp_path), classifier=ScriptedClassifier({}, LOW))
-    asked = a.handle_text("is the oven still on")
+    asked = a.handle_text("is the oven still on and")
     assert asked.decision is not None and asked.decision.decided_by == "gate"
     a.handle_text("no, I meant answer a question")
-    again = a.handle_text("is the oven still on")
+    again = a.handle_text("is the oven still on and")
     assert again.decision is not None and again.decision.intent == Intent.QUERY
     assert again.decision.decided_by == "repair"
     # ...while a habit never settles a fragment, and "um" recalls nothing at all.

@@ -168,10 +168,13 @@ def _load_classifier(settings: Settings, path: Path):
     # nothing else in mavend does BLAS work large enough to gain from two.
     threadpool_limits(1, user_api="blas")
 
+    from mavend import paths
+
     embedder = UseEmbedder(path)
-    # Corrections are appended to the user's file and survive restarts.
+    # Corrections are appended to the user's file and survive restarts. The bank's
+    # embeddings (~9,000 rows, ~10 s to compute) are derived data: cached in the cache dir.
     user_file = settings.storage.data_path() / USER_EXAMPLES_FILENAME
-    return CentroidClassifier.load(embedder, user_file=user_file)
+    return CentroidClassifier.load(embedder, user_file=user_file, cache_dir=paths.cache_dir())
 
 
 def _load_llm(settings: Settings, path: Path):

@@ -13,7 +13,7 @@ How a label is scored, and why (bench/classifier_bench.py measures each choice):
   label's examples nearest to it:
   c_l(q) = normalize((1 - w) * mean_l + w * mean(top-k_l(q))), k = 5, w = 0.7.
   On the external dev set this beat a plain k-nearest-neighbour vote and a
-  logistic-regression head trained on the same 7,600 examples (BENCHMARKS.md,
+  logistic-regression head trained on the same ~9,000 examples (BENCHMARKS.md,
   "Classifier heads"): the head fits the bank's own phrasing, the local
   centroid generalises better to other people's.
 * Calibration. The cosines are turned into probabilities by a softmax at
@@ -27,8 +27,8 @@ How a label is scored, and why (bench/classifier_bench.py measures each choice):
 
 `scores` keeps the raw cosine of every intent (the model's scale, for logs and
 benches); `probabilities` is what decisions use. The built-in embeddings are
-cached to a `.npy` next to the user file, keyed by the examples' hash and the
-model's fingerprint, so a warm start skips ~7,600 forward passes (~8 s).
+cached to a `.npy` in the cache directory, keyed by the examples' hash and the
+model's fingerprint, so a warm start skips ~9,000 forward passes (~10 s).
 """
 
 from __future__ import annotations

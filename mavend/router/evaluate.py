@@ -274,6 +274,9 @@ def main_router(args: argparse.Namespace) -> int:
     for run in _runs(modes, llms, policies, settings.router.llm_model):
         run_settings = _with_router(settings, llm_model=run.llm, policy=run.policy)
         router = _router_for(run.mode, run_settings)
+        # As the daemon does before it says it is ready: models loaded, the LLM's fixed
+        # prompt prefix evaluated (else the first turns run into the LLM's deadline).
+        router.warm_up()
         started = time.perf_counter()
         report = evaluate_router(router, rows, run.label)
         summary = reports[run.label] = report.summary()
