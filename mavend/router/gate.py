@@ -106,6 +106,8 @@ def _looks_gibberish(words: Sequence[str]) -> bool:
 
 
 def _mash(word: str) -> bool:
+    if len(word) >= 3 and len(set(word)) == 1:
+        return True  # "ppp", "mmmm": a held sound, not a word
     if len(word) < 5:
         return False
     run = longest = 0

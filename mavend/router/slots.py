@@ -23,7 +23,6 @@ from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.router.decision import Intent, Slots
-from mavend.router.gate import DANGLING
 from mavend.router.grammar import normalize
 from mavend.router.numbers import TEENS, TENS, UNITS
 from mavend.router.timeparse import TimeResolution, find_time, resolve_time
@@ -48,6 +47,17 @@ _REMINDER_LEAD = re.compile(
 _NOTE_LEAD = re.compile(
     r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|make\s+a\s+note|take\s+a\s+note|"
     r"write\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
+)
+
+
+# Words left hanging at the end of a reminder's task once its time phrase is cut out
+# ("call mom at", "the timer for"): prepositions, articles, determiners, conjunctions.
+_TRAILING_CONNECTORS = frozenset(
+    [
+        "the", "a", "an", "with", "to", "of", "and", "or", "but", "for", "from", "in", "on",
+        "at", "by", "my", "your", "his", "her", "their", "our", "its", "this", "that", "these",
+        "those", "some", "any", "about", "into", "than", "then", "if", "because",
+    ]
 )
 
 
@@ -219,7 +229,7 @@ def _reminder_task(text: str, time_phrase: str) -> str:
         task = task.replace(normalize(time_phrase), " ")
     task = _REMINDER_LEAD.sub("", " ".join(task.split()))
     words = task.split()
-    while words and words[-1] in DANGLING:  # "call mom at" once "five pm" is gone
+    while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone
         words.pop()
     return " ".join(words)
 
