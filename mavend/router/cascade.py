@@ -159,6 +159,7 @@ class Router:
             fn=match.name if match.intent in (Intent.ACT, Intent.SYSTEM) else "",
             args=match.slots,
             time_phrase=match.slots.get("when", ""),
+            time_from_grammar=True,
             task=match.slots.get("task", ""),
         )
         result = self.slots.extract(match.intent, match.text, now, hints)
