@@ -45,12 +45,11 @@ from mavend.router import RoutePolicy, Router  # noqa: E402
 from mavend.router.classifier import (  # noqa: E402
     CentroidClassifier,
     UseEmbedder,
-    _read_examples,
-    builtin_examples_path,
     cached_embeddings,
 )
 from mavend.router.decision import Decision  # noqa: E402
 from mavend.router.evaluate import RouterReport, read_rows  # noqa: E402
+from mavend.router.examples import read_builtin  # noqa: E402
 from mavend.router.grammar import CommandGrammar  # noqa: E402
 from mavend.router.slots import SlotExtractor  # noqa: E402
 from mavend.store import Store  # noqa: E402
@@ -567,7 +566,7 @@ def main() -> int:
     embedder = UseEmbedder(
         model_path(settings.router.classifier_model, settings.models.models_path())
     )
-    builtin = _read_examples(builtin_examples_path(), strict=True)
+    builtin = read_builtin(None)
     with tempfile.TemporaryDirectory() as tmp_dir:
         tmp = Path(tmp_dir)
         vectors, _ = cached_embeddings(embedder, builtin, tmp / "cache")
