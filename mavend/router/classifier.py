@@ -437,8 +437,3 @@ def _with_example(state: _State, example: Example, vector: np.ndarray) -> _State
 def _normalize(rows: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return (rows / np.where(norms == 0.0, 1.0, norms)).astype(np.float32)
-
-
-def builtin_examples_path() -> Path:
-    """The shipped bank's directory (kept for callers of the one-file layout)."""
-    return builtin_examples_dir()
