@@ -1,6 +1,6 @@
-"""Does the LLM earn its keep in the jobs beside routing? Time phrases and fact slots.
+"""Does the LLM earn its keep in the jobs beside routing? Time phrases, fact slots, replies.
 
-    .venv/bin/python bench/llm_jobs.py [--eval FILE] [--llm MODEL]
+    .venv/bin/python bench/llm_jobs.py [--eval FILE] [--llm MODEL] [--replies N]
 
 With the classifier deciding the route, the LLM could still help stage 2:
 - reminders: the LLM names the time phrase; the resolver reads it. Measured on
@@ -11,7 +11,11 @@ With the classifier deciding the route, the LLM could still help stage 2:
   carry a source value: how often the value holds the source value.
 Each row is given the right intent (the routing is not what is measured here),
 then the same `SlotExtractor` runs with no hints and with the LLM's hints. The
-LLM's cost per call is printed too. Only aggregates are printed.
+LLM's cost per call is printed too.
+- replies: chat turns have no answer without the LLM (the chat handler says it
+  cannot chat); measured on our own chat test utterances (tests/data/router_own):
+  how many get a non-empty reply within the handler's deadline, and how fast.
+Only aggregates are printed.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval", type=Path, default=DEFAULT_EVAL)
     parser.add_argument("--llm", default=Settings().router.llm_model)
+    parser.add_argument("--replies", type=int, default=30, help="chat replies to measure")
     args = parser.parse_args()
     settings = parse_settings("[router]\nllm_timeout_s = 30.0\n")
     rows = [json.loads(line) for line in args.eval.read_text("utf-8").splitlines()]
@@ -86,7 +91,30 @@ def main() -> int:
             f"source span {covered}/{len(reminders)};  fact: value right {value_ok}/{len(facts)}"
         )
     print(f"LLM call p50 {statistics.median(costs):.0f} ms, max {max(costs):.0f} ms")
+    print_replies(llm, args.replies)
     return 0
+
+
+def print_replies(llm: LlmRouter, count: int) -> None:
+    from mavend.handlers.common import REPLY_TIMEOUT_S
+
+    path = ROOT / "tests" / "data" / "router_own" / "chat.jsonl"
+    texts = [json.loads(line)["text"] for line in path.read_text("utf-8").splitlines()][:count]
+    answered, took = 0, []
+    for text in texts:
+        started = time.perf_counter()
+        try:
+            reply = llm.complete_chat(
+                [{"role": "user", "content": text}], max_tokens=96, timeout_s=REPLY_TIMEOUT_S
+            )
+            answered += bool(reply.text.strip())
+        except LlmError:
+            pass
+        took.append((time.perf_counter() - started) * 1000)
+    print(
+        f"chat replies: {answered}/{len(texts)} answered within {REPLY_TIMEOUT_S:g} s; "
+        f"p50 {statistics.median(took):.0f} ms, max {max(took):.0f} ms (without the LLM: none)"
+    )
 
 
 def _covers(row: dict, slots: SlotExtractor, hint: SlotHints) -> bool:
