@@ -49,6 +49,28 @@ def test_scores_follow_the_rules() -> None:
     assert "strict accuracy" in format_report(summary, 1.0)
 
 
+def test_out_of_scope_writes_and_sources_are_reported() -> None:
+    rows = [
+        EvalRow("can you fly a plane", "oos", "medium", source="clinc150:oos"),  # asked
+        EvalRow("buy a boat", "oos", "low", ("query",), source="clinc150:oos"),  # a note: a write
+        EvalRow("what is the weather like", "query", "high", source="hwu64:weather_query"),
+        EvalRow("pause the music", "act", "high", source="hwu64:play_music"),
+    ]
+    summary = evaluate_router(scripted_router(), rows).summary()
+    assert summary["harmful_rate_oos"] == 0.5
+    assert summary["per_source"]["clinc150"] == {
+        "n": 2, "strict_n": 0, "strict_accuracy": 0.0, "lenient_accuracy": 0.5
+    }
+    assert summary["per_source"]["hwu64"]["strict_accuracy"] == 1.0
+    assert "harmful" in format_report(summary, 1.0) and "clinc150" in format_report(summary, 1.0)
+
+
+def test_our_own_out_of_scope_labels_score_as_asking() -> None:
+    rows = [EvalRow("can you fly a plane", "unsupported"), EvalRow("buy a boat", "fragment")]
+    summary = evaluate_router(scripted_router(), rows).summary()
+    assert summary["clarify_rate_oos"] == 0.5 and summary["strict_accuracy"] == 0.5
+
+
 def test_rows_without_confidence_all_count_as_strict() -> None:
     rows = [EvalRow("pause the music", "act"), EvalRow("blorp", "act")]
     summary = evaluate_router(scripted_router(), rows).summary()

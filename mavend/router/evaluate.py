@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -30,6 +31,7 @@ from pathlib import Path
 from mavend.machine import describe_machine
 from mavend.router.cascade import Router
 from mavend.router.decision import Decision, Intent
+from mavend.router.policy import PolicyName
 
 CLARIFY = "clarify"
 OOS = "oos"
@@ -270,6 +272,13 @@ def main_router(args: argparse.Namespace) -> int:
     policies = [p.strip() for p in args.policies.split(",") if p.strip()] or [
         settings.router.policy
     ]
+    known = ("auto", *(str(name) for name in PolicyName))
+    if unknown := [p for p in policies if p not in known]:
+        print(
+            f"mavend eval router: unknown policy {unknown[0]!r}; one of {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return 2
     reports: dict[str, dict[str, object]] = {}
     for run in _runs(modes, llms, policies, settings.router.llm_model):
         run_settings = _with_router(settings, llm_model=run.llm, policy=run.policy)
