@@ -109,10 +109,16 @@ def with_policy(settings: Settings, policy: str):
     router_settings = dataclasses.replace(settings.router, policy=policy)
     routed = build_router(dataclasses.replace(settings, router=router_settings),
                           clock=system_clock(user_timezone("")), use_llm=True)
-    routed.warm_up()
-    for text in ("what is on my calendar", "note that the milk is off", "how are you"):
-        routed.route(text)
+    warm(routed)
     return routed
+
+
+def warm(router) -> None:
+    """As the daemon does before it says it is ready: models loaded, the LLM's fixed
+    prompt prefix evaluated and cached (its first calls are seconds slow otherwise)."""
+    router.warm_up()
+    for text in ("what is on my calendar", "note that the milk is off", "how are you"):
+        router.route(text)
 
 
 def make_turns(commands: Sequence[str], voices, limit: int) -> list:
@@ -223,12 +229,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     router = build_router(settings, clock=system_clock(user_timezone("")),
                           use_llm=bool(args.llm))
     started = time.perf_counter()
-    router.warm_up()
     if args.llm:
-        # As the daemon would before it says it is ready: the LLM's fixed
-        # prompt prefix evaluated and cached (the first calls are seconds slow).
-        for text in ("what is on my calendar", "note that the milk is off", "how are you"):
-            router.route(text)
+        warm(router)
+    else:
+        router.warm_up()
     print(f"# router warm-up {time.perf_counter() - started:.1f} s", flush=True)
     events = EventQueue()
     front = FrontEnd.from_settings(settings, sink=events, grammar=router.grammar)
