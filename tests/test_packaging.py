@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -27,6 +28,8 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 def test_a_built_wheel_carries_the_grammars_and_the_examples(tmp_path: Path) -> None:
+    # A stale build/ folder could carry files the tree no longer has; build from a clean one.
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
          "-w", str(tmp_path), str(ROOT)],
@@ -35,6 +38,8 @@ def test_a_built_wheel_carries_the_grammars_and_the_examples(tmp_path: Path) -> 
     (wheel,) = tmp_path.glob("mavend-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"mavend/grammars/acts.yaml", "mavend/grammars/system.yaml",
-            "mavend/grammars/reminders.yaml", "mavend/data/intent_examples.jsonl",
-            "mavend/cli.py", "wakeword/__init__.py"} <= names
+            "mavend/grammars/reminders.yaml", "mavend/cli.py", "wakeword/__init__.py"} <= names
+    labels = [p.name for p in (ROOT / "mavend" / "data" / "intents").glob("*.jsonl")]
+    assert len(labels) == 9
+    assert {f"mavend/data/intents/{name}" for name in labels} <= names
     assert any(n.endswith("entry_points.txt") for n in names)
