@@ -1,7 +1,7 @@
 """The `mavend` command line: one entry point, a subcommand per job.
 
 Exit codes: 0 ok; 1 runtime failure; 2 usage; 3 config; 4 model missing or
-bad; 5 device or service missing; 6 not yet built (see mavend/errors.py).
+bad; 5 device or service missing (see mavend/errors.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ log = logging.getLogger("mavend")
 EPILOG = """exit codes:
   0  ok                      4  a model is missing or fails verification
   1  runtime failure         5  a device or service is missing (microphone, session bus)
-  2  usage error             6  not yet built in this release
+  2  usage error
   3  configuration error
 """
 LOCAL_HELP = "run in this process even when a daemon is running (default: the daemon answers)"

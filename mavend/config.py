@@ -247,6 +247,8 @@ class ReminderSettings:
 class NotificationSettings:
     enabled: bool = True
     app_name: str = "mavend"
+    # An icon-theme name ("mavend": `mavend service install` installs it) or a file:// URI.
+    icon: str = "mavend"
     urgency: Literal["low", "normal", "critical"] = "normal"
     timeout_ms: int = Field(default=-1, ge=-1)  # -1 = the server's default
     max_body_chars: int = Field(default=1000, ge=20, le=100000)

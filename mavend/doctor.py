@@ -210,9 +210,12 @@ def check_llm(settings: Settings) -> Check:
             "check the file with `mavend models verify`; on a slow box raise "
             "[router] llm_timeout_s",
         )
+    # Named by the file it loads (and the name inside it): a registry name such as
+    # "qwen2.5-0.5b-instruct-q4_k_m" says the family, the file says which model exactly.
+    inside = f" ({router.model_name})" if router.model_name else ""
     return Check(
         "llm",
         True,
-        f"{path.name} loads and warms up in {loaded:.1f} s and answers "
+        f"{path}{inside} loads and warms up in {loaded:.1f} s and answers "
         f"(routed a test question as {route.intent})",
     )

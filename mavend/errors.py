@@ -7,7 +7,6 @@ Exit codes (documented in the README and in `mavend --help`):
   3  configuration error (malformed TOML, unknown key, bad value)
   4  a model is missing or fails verification
   5  a required device or service is missing (microphone, session bus)
-  6  not yet built (a part of the pipeline a later release provides)
 """
 
 from __future__ import annotations
@@ -41,10 +40,6 @@ class ModelVerifyError(ModelError):
 
 class DeviceError(MavendError):
     exit_code = 5
-
-
-class NotYetError(MavendError):
-    exit_code = 6
 
 
 class StorageError(MavendError):

@@ -2,7 +2,7 @@
 
 Under systemd (`JOURNAL_STREAM` set) the journal adds its own timestamps, so
 lines carry only a syslog priority prefix (`<6>`) that journald turns into a
-level. In a terminal, lines carry a timestamp and the level name.
+level: every line, tracebacks included. In a terminal, lines carry a timestamp and the level name.
 """
 
 from __future__ import annotations
@@ -22,9 +22,14 @@ _SYSLOG_PRIORITY = {
 
 
 class JournalFormatter(logging.Formatter):
+    """Every line carries the record's priority: journald reads stderr line by
+    line, so an unprefixed traceback line would be logged at the default level
+    (info) and `journalctl -p err` would show an error without its traceback."""
+
     def format(self, record: logging.LogRecord) -> str:
-        priority = _SYSLOG_PRIORITY.get(record.levelno, 6)
-        return f"<{priority}>{record.name}: {super().format(record)}"
+        prefix = f"<{_SYSLOG_PRIORITY.get(record.levelno, 6)}>"
+        text = f"{record.name}: {super().format(record)}"
+        return "\n".join(prefix + line for line in text.split("\n"))
 
 
 def under_systemd() -> bool:

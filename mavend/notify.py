@@ -10,6 +10,14 @@ connection is re-made on the next call, so delivery resumes when the bus returns
 Bodies are cut to `max_body_chars` and, when the server renders markup (its
 "body-markup" capability), escaped: text a user dictated must never be read as
 markup ("<b>", "&"), and a 10 000-character body must not flood the screen.
+
+Every notification names mavend's desktop entry (the `desktop-entry` hint:
+`mavend service install` installs mavend.desktop and its icon, see
+`mavend.desktop`), so GNOME and KDE group mavend's notifications under one app
+the user can configure. `show()` replaces an earlier notification through the
+spec's `replaces_id`, but only when the same server instance gave that id:
+servers number from 1 again after a restart, and an old id would then name
+another application's notification.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dbus_next import Message, MessageType, Variant
 from dbus_next.aio import MessageBus
 
 from mavend.config import NotificationSettings
+from mavend.desktop import APP_ID
 from mavend.errors import DeviceError
 
 log = logging.getLogger(__name__)
@@ -36,6 +45,8 @@ URGENCY = {"low": 0, "normal": 1, "critical": 2}
 SUMMARY_CHARS = 120  # the spec asks for a short single line
 ELLIPSIS = "…"
 STACK_TAG_HINT = "x-dunst-stack-tag"  # same tag: replace, not add (dunst; others ignore it)
+DBUS_NAME = "org.freedesktop.DBus"
+DBUS_PATH = "/org/freedesktop/DBus"
 
 
 class NotifyUnavailable(DeviceError):
@@ -53,6 +64,20 @@ class Notification:
     # stacks (dunst's "x-dunst-stack-tag") replaces the first instead of adding
     # a second. The reminder delivery tags each firing (see ReminderDelivery).
     tag: str = ""
+    # The spec's "category" hint ("" = none): servers may group or style by it.
+    category: str = ""
+    # A sound from the freedesktop sound naming spec ("sound-name"); "" = the server's choice.
+    sound: str = ""
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A notification as a server took it: its id, and which server instance gave it."""
+
+    id: int
+    # The server's unique bus name on one of our connections: an id means
+    # something only to the server that returned it (see `Notifier.show`).
+    server: str
 
 
 def clean_text(text: str) -> str:
@@ -103,6 +128,7 @@ class Notifier:
         self.on_closed: Callable[[int, int], None] | None = None
         self._bus: MessageBus | None = None
         self._capabilities: frozenset[str] | None = None
+        self._connections = 0  # counts connects: a new bus may reuse unique names
         self._lock = asyncio.Lock()
 
     @property
@@ -113,32 +139,61 @@ class Notifier:
         """Show `note`; the server's notification id. Raises NotifyUnavailable."""
         async with self._lock:
             bus = await self._connection()
-            capabilities = await self._server_capabilities(bus)
-            markup = "body-markup" in capabilities
-            actions: list[str] = []
-            if "actions" in capabilities:
-                for key, label in note.actions:
-                    actions += [key, label]
-            urgency = note.urgency or self.settings.urgency
-            hints = {"urgency": Variant("y", URGENCY[urgency])}
-            if note.tag:
-                hints[STACK_TAG_HINT] = Variant("s", note.tag)
-            reply = await self._call(
-                bus,
-                "Notify",
-                "susssasa{sv}i",
-                [
-                    self.settings.app_name,
-                    replaces_id,
-                    "",
-                    prepare_summary(note.summary),
-                    prepare_body(note.body, self.settings.max_body_chars, markup=markup),
-                    actions,
-                    hints,
-                    self.settings.timeout_ms if note.timeout_ms is None else note.timeout_ms,
-                ],
-            )
-            return int(reply.body[0])
+            return int((await self._notify(bus, note, replaces_id)).body[0])
+
+    async def show(self, note: Notification, *, replacing: Shown | None = None) -> Shown:
+        """Show `note`, in place of `replacing` when the server that showed it still runs.
+
+        A server that has restarted since gets replaces_id 0: its ids start
+        again from 1, so the old one may now be another program's notification.
+        Raises NotifyUnavailable.
+        """
+        async with self._lock:
+            bus = await self._connection()
+            replaces_id = 0
+            if replacing is not None and replacing.server == await self._server_key(bus):
+                replaces_id = replacing.id
+            reply = await self._notify(bus, note, replaces_id)
+            return Shown(int(reply.body[0]), self._key(reply.sender or ""))
+
+    async def _notify(self, bus: MessageBus, note: Notification, replaces_id: int) -> Message:
+        capabilities = await self._server_capabilities(bus)
+        markup = "body-markup" in capabilities
+        actions: list[str] = []
+        if "actions" in capabilities:
+            for key, label in note.actions:
+                actions += [key, label]
+        return await self._call(
+            bus,
+            "Notify",
+            "susssasa{sv}i",
+            [
+                self.settings.app_name,
+                replaces_id,
+                self.settings.icon,
+                prepare_summary(note.summary),
+                prepare_body(note.body, self.settings.max_body_chars, markup=markup),
+                actions,
+                self._hints(note, replacing=replaces_id != 0),
+                self.settings.timeout_ms if note.timeout_ms is None else note.timeout_ms,
+            ],
+        )
+
+    def _hints(self, note: Notification, *, replacing: bool) -> dict[str, Variant]:
+        urgency = note.urgency or self.settings.urgency
+        hints = {
+            "urgency": Variant("y", URGENCY[urgency]),
+            # The .desktop file's name without ".desktop": the server finds the
+            # app's name, icon and per-app settings through it.
+            "desktop-entry": Variant("s", APP_ID),
+        }
+        if note.category:
+            hints["category"] = Variant("s", note.category)
+        if note.sound and not replacing:  # an update in place should not ring a second time
+            hints["sound-name"] = Variant("s", note.sound)
+        if note.tag:
+            hints[STACK_TAG_HINT] = Variant("s", note.tag)
+        return hints
 
     async def close_notification(self, notification_id: int) -> None:
         async with self._lock:
@@ -176,16 +231,33 @@ class Notifier:
                 "AddMatch",
                 "s",
                 [f"type='signal',interface='{INTERFACE}'"],
-                destination="org.freedesktop.DBus",
-                path="/org/freedesktop/DBus",
-                interface="org.freedesktop.DBus",
+                destination=DBUS_NAME,
+                path=DBUS_PATH,
+                interface=DBUS_NAME,
             )
         except NotifyUnavailable:
             bus.disconnect()
             raise
         self._bus = bus
+        self._connections += 1
         log.info("connected to the session bus")
         return bus
+
+    def _key(self, unique_name: str) -> str:
+        return f"{self._connections}/{unique_name}"
+
+    async def _server_key(self, bus: MessageBus) -> str:
+        """Who owns the notification name now, keyed like `Shown.server`."""
+        reply = await self._call(
+            bus,
+            "GetNameOwner",
+            "s",
+            [BUS_NAME],
+            destination=DBUS_NAME,
+            path=DBUS_PATH,
+            interface=DBUS_NAME,
+        )
+        return self._key(str(reply.body[0]))
 
     async def _server_capabilities(self, bus: MessageBus) -> frozenset[str]:
         # Asked once per connection: a server that appears later on the same
@@ -223,7 +295,10 @@ class Notifier:
             self._capabilities = None
             detail = reply.body[0] if reply is not None and reply.body else ""
             name = reply.error_name if reply is not None else "no reply"
-            if name == "org.freedesktop.DBus.Error.ServiceUnknown":
+            if name in (
+                "org.freedesktop.DBus.Error.ServiceUnknown",  # a call to the server
+                "org.freedesktop.DBus.Error.NameHasNoOwner",  # GetNameOwner
+            ):
                 raise NotifyUnavailable("no notification server on the session bus")
             raise NotifyUnavailable(f"{member} failed: {name}: {detail}")
         return reply

@@ -4,10 +4,11 @@ The `reminders` table is the source of truth. A reminder stores its absolute
 fire time in the user's time zone (never the phrase that produced it). Anyone
 may write it (`mavend say`, `mavend reminders`, the daemon's handlers); only
 the daemon's `ReminderScheduler` turns pending rows into APScheduler 3 date
-jobs, kept by a SQLAlchemy job store in the same SQLite file. It re-reads the
-table whenever another connection commits (PRAGMA data_version), so a reminder
-set by `mavend say` while the daemon runs is scheduled within a second, and one
-set while it was down is scheduled at start-up.
+jobs, held in memory: the table is rebuilt into jobs at every start, so a second,
+persistent job store would only duplicate it (and could disagree with it). It
+re-reads the table whenever another connection commits (PRAGMA data_version), so
+a reminder set by `mavend say` while the daemon runs is scheduled within a
+second, and one set while it was down is scheduled at start-up.
 
 Exactly once. A job is `reminder-<id>` with the due time as an argument. Firing
 is one transaction: the reminder must still be pending *at that due time*, and
@@ -41,11 +42,10 @@ from mavend.errors import MavendError, NotFoundError, StorageError
 from mavend.store import Store, iso, parse_iso
 
 if TYPE_CHECKING:
-    from mavend.notify import Notification, Notifier
+    from mavend.notify import Notification, Notifier, Shown
 
 log = logging.getLogger(__name__)
 
-JOB_TABLE = "apscheduler_jobs"
 JOB_PREFIX = "reminder-"
 # Fired this long after its time (a suspended laptop, a stuck machine), a
 # reminder is marked late even though the daemon was running.
@@ -358,7 +358,6 @@ class ReminderScheduler:
         self.poll_s = poll_s
         self.started_at: datetime | None = None
         self._scheduler: Any = None
-        self._engine: Any = None
         self._sync_lock = threading.Lock()
         self._stop = threading.Event()
         self._dirty = threading.Event()
@@ -367,18 +366,14 @@ class ReminderScheduler:
     def start(self) -> None:
         from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MISSED
         from apscheduler.executors.pool import ThreadPoolExecutor
-        from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+        from apscheduler.jobstores.memory import MemoryJobStore
         from apscheduler.schedulers.background import BackgroundScheduler
-        from sqlalchemy import create_engine
 
         global _ACTIVE
         if _ACTIVE is not None:
             raise RuntimeError("a reminder scheduler is already running in this process")
-        self._engine = create_engine(
-            f"sqlite:///{self.store.path}", connect_args={"timeout": self.store.timeout_s}
-        )
         self._scheduler = BackgroundScheduler(
-            jobstores={"default": SQLAlchemyJobStore(engine=self._engine, tablename=JOB_TABLE)},
+            jobstores={"default": MemoryJobStore()},
             executors={"default": ThreadPoolExecutor(2)},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": self.grace_s},
             timezone=self.tz,
@@ -407,8 +402,6 @@ class ReminderScheduler:
             self._watcher = None
         if self._scheduler is not None and self._scheduler.running:
             self._scheduler.shutdown(wait=True)  # a firing in progress completes
-        if self._engine is not None:
-            self._engine.dispose()
         if _ACTIVE is self:
             _ACTIVE = None
 
@@ -555,6 +548,18 @@ def firing_tag(firing: Firing) -> str:
     return f"mavend-reminder-{firing.reminder.id}-{firing.due}"
 
 
+# The notification spec's categories (device, email, im, network, presence,
+# transfer, call) have none for a reminder or an alarm; the spec asks for
+# "x-vendor.class" then.
+REMINDER_CATEGORY = "x-mavend.reminder"
+# The sound naming spec's alarm: "the alarm clock has elapsed" (timers and reminders alike).
+REMINDER_SOUND = "alarm-clock-elapsed"
+
+
+def _firing_key(firing: Firing) -> tuple[int, str]:
+    return firing.reminder.id, firing.due
+
+
 class ReminderDelivery:
     """Shows fired reminders; retries while the bus or the server is missing.
 
@@ -567,7 +572,11 @@ class ReminderDelivery:
     The notification server gives no way to ask what it already shows, so the
     window cannot be closed from this side; each firing's notification carries
     a stack tag (`firing_tag`), and a server that honours it (dunst) replaces
-    the first instead of showing a second.
+    the first instead of showing a second. The spec's own `replaces_id` cannot
+    help there: the id comes in that very reply, and a crash before the commit
+    loses it with the record. It is used when the id is known: a show whose
+    record failed (a locked database) is shown again at the next round in place
+    of the first, on any server, as long as that server has not restarted.
     """
 
     def __init__(
@@ -586,6 +595,8 @@ class ReminderDelivery:
         self.clock = clock
         self.wake = asyncio.Event()
         self._outage = False
+        # Shown, but the record of it failed: the next round shows it in place of this.
+        self._unrecorded: dict[tuple[int, str], Shown] = {}
         self._tasks: set[asyncio.Task] = set()
         notifier.on_action = self.on_action
         notifier.on_closed = self.on_closed
@@ -613,9 +624,11 @@ class ReminderDelivery:
         except StorageError as exc:
             log.error("cannot read fired reminders: %s", exc)
             return False
+        undelivered = {_firing_key(f) for f in firings}  # the rest were cancelled or snoozed
+        self._unrecorded = {k: v for k, v in self._unrecorded.items() if k in undelivered}
         for firing in firings:
             try:
-                notification_id = await self._show(firing)
+                shown = await self._show(firing)
             except NotifyUnavailable as exc:
                 if not self._outage:
                     log.warning(
@@ -630,18 +643,24 @@ class ReminderDelivery:
             if self._outage:
                 log.info("notifications work again; delivering held reminders")
             self._outage = False
-            await self._record(
+            recorded = await self._record(
                 lambda f, n: self.book.mark_delivered(f, n, now=self.clock()),
                 firing,
-                notification_id,
+                None if shown is None else shown.id,
             )
+            if recorded:
+                self._unrecorded.pop(_firing_key(firing), None)
+            elif shown is not None:
+                self._unrecorded[_firing_key(firing)] = shown
         return True
 
-    async def _show(self, firing: Firing) -> int | None:
+    async def _show(self, firing: Firing) -> Shown | None:
         if not self.settings.notifications.enabled:
             log.info("reminder (notifications off): %s", firing.reminder.text)
             return None
-        return await self.notifier.notify(self.notification_for(firing))
+        return await self.notifier.show(
+            self.notification_for(firing), replacing=self._unrecorded.get(_firing_key(firing))
+        )
 
     def notification_for(self, firing: Firing) -> Notification:
         from mavend.notify import Notification
@@ -661,14 +680,18 @@ class ReminderDelivery:
             body=body,
             actions=(("done", "Done"), ("snooze", f"Snooze {minutes} min")),
             tag=firing_tag(firing),
+            category=REMINDER_CATEGORY,
+            sound=REMINDER_SOUND,
         )
 
-    async def _record(self, write: Callable[..., None], *args: Any) -> None:
+    async def _record(self, write: Callable[..., None], *args: Any) -> bool:
         try:
             await asyncio.to_thread(write, *args)
         except StorageError as exc:
             # Worst case the reminder is shown again later: never lost.
             log.error("recording a delivery failed: %s", exc)
+            return False
+        return True
 
     # notification actions ------------------------------------------------
     def on_action(self, notification_id: int, action: str) -> None:

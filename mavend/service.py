@@ -1,12 +1,12 @@
 """``mavend service install|uninstall|status``: mavend as a systemd unit.
 
 `register` is called by ``mavend/cli.py``. The units are rendered here, from the two
-templates below, with the absolute path of the running ``mavend`` (a venv, pipx, a system
-install: whatever is running is what the unit starts) and the directories this mavend
-actually uses (`mavend.paths` and the config's ``[storage]``), so that the sandbox's
-writable paths and the daemon's files always agree. ``systemd/mavend.service`` and
-``systemd/mavend-system.service`` are these templates rendered for a default install
-(``render_example``); a test keeps them identical.
+templates in ``mavend/data/systemd/``, with the absolute path of the running ``mavend`` (a
+venv, pipx, a system install: whatever is running is what the unit starts) and the
+directories this mavend actually uses (`mavend.paths` and the config's ``[storage]``), so
+that the sandbox's writable paths and the daemon's files always agree.
+``systemd/mavend.service`` and ``systemd/mavend-system.service`` are these templates
+rendered for a default install (``render_example``); a test keeps them identical.
 
 Exit codes: 0 ok; 1 the unit could not be written; 2 usage; 3 the config is invalid;
 5 systemctl or the (user) service manager is not available (the unit is written anyway,
@@ -16,15 +16,18 @@ and the message says how to enable it).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from mavend import paths
+from mavend.desktop import install_desktop_files, uninstall_desktop_files
 from mavend.errors import DeviceError, MavendError
 
 UNIT_NAME = "mavend.service"
@@ -41,118 +44,9 @@ _HEADER = (
     "# this file.\n#\n"
 )
 
-USER_TEMPLATE = """\
-{header}
-# A user service: mavend needs the session bus (desktop notifications) and the user's audio
-# server (PipeWire or PulseAudio), and both live in the user's session.
-[Unit]
-Description=mavend local voice assistant
-After=dbus.socket pipewire.service pipewire-pulse.service pulseaudio.service
-StartLimitIntervalSec=300
-StartLimitBurst=5
-
-[Service]
-Type=notify
-NotifyAccess=main
-# "+": run without the sandbox, so the writable directories exist before it is set up.
-ExecStartPre=+/bin/mkdir -p {rw_paths}
-ExecStart={command} run
-# SIGHUP: mavend re-reads its config and sends RELOADING=1, then READY=1.
-ExecReload=/bin/kill -HUP $MAINPID
-{environment}
-# Exit codes 2, 3, 4 and 6 (usage, configuration, missing model, not built yet) would only
-# fail again: no restart loop for those. A watchdog timeout counts as a failure.
-Restart=on-failure
-RestartSec=5
-RestartPreventExitStatus=2 3 4 6
-TimeoutStartSec=180
-TimeoutStopSec=30
-WatchdogSec=30
-
-# Hardening that still lets audio and the session bus through: both are AF_UNIX sockets
-# under $XDG_RUNTIME_DIR, reachable on a read-only file system.
-NoNewPrivileges=yes
-# User managers need a user namespace to set up the file-system sandbox below
-# (systemd < 253 silently skips it otherwise).
-PrivateUsers=yes
-ProtectSystem=strict
-ProtectHome=read-only
-ReadWritePaths={rw_paths}
-PrivateTmp=yes
-# No AF_INET/AF_INET6: nothing leaves the box. AF_NETLINK is for audio device discovery.
-RestrictAddressFamilies=AF_UNIX AF_NETLINK
-RestrictNamespaces=yes
-RestrictSUIDSGID=yes
-LockPersonality=yes
-SystemCallArchitectures=native
-MemoryMax={memory_max}
-
-[Install]
-WantedBy=default.target
-"""
-
-SYSTEM_TEMPLATE = """\
-{header}
-# A headless system service: no desktop session, so no session bus and no user audio
-# server. It runs `mavend run --no-audio` (reminders, the router, the state database) as
-# a dynamic system user; set `[notifications] enabled = false` in /etc/mavend/config.toml
-# to have reminders logged to the journal instead of held for a desktop that never comes.
-[Unit]
-Description=mavend local voice assistant (headless)
-StartLimitIntervalSec=300
-StartLimitBurst=5
-
-[Service]
-Type=notify
-NotifyAccess=main
-ExecStart={command} run --no-audio
-ExecReload=/bin/kill -HUP $MAINPID
-DynamicUser=yes
-# /var/lib/mavend, /var/cache/mavend and /etc/mavend, created and owned by systemd.
-StateDirectory=mavend
-CacheDirectory=mavend
-ConfigurationDirectory=mavend
-Environment=MAVEND_DATA_DIR=%S/mavend
-Environment=MAVEND_CACHE_DIR=%C/mavend
-Environment=MAVEND_CONFIG_DIR=%E/mavend
-# Models are read-only data: pull them once as root (systemd/README.md).
-Environment=MAVEND_MODELS_DIR={system_models_dir}
-{environment}
-# Exit codes 2, 3, 4 and 6 (usage, configuration, missing model, not built yet) would only
-# fail again: no restart loop for those. A watchdog timeout counts as a failure.
-Restart=on-failure
-RestartSec=5
-RestartPreventExitStatus=2 3 4 6
-TimeoutStartSec=180
-TimeoutStopSec=30
-WatchdogSec=30
-
-NoNewPrivileges=yes
-ProtectSystem=strict
-ProtectHome=read-only
-PrivateTmp=yes
-PrivateDevices=yes
-# AF_UNIX only: the journal and the notify socket. Nothing leaves the box.
-RestrictAddressFamilies=AF_UNIX
-IPAddressDeny=any
-CapabilityBoundingSet=
-RestrictNamespaces=yes
-RestrictSUIDSGID=yes
-RestrictRealtime=yes
-LockPersonality=yes
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectKernelLogs=yes
-ProtectControlGroups=yes
-ProtectClock=yes
-ProtectHostname=yes
-SystemCallArchitectures=native
-UMask=0077
-MemoryMax={memory_max}
-
-[Install]
-WantedBy=multi-user.target
-"""
+# The unit templates ship as package data (mavend/data/systemd/*.service.in), str.format
+# fields in braces; read once, when first rendered.
+TEMPLATE_FILES = {"user": "mavend.service.in", "system": "mavend-system.service.in"}
 
 DEFAULT_MEMORY_MAX = "3G"
 SYSTEM_MODELS_DIR = Path("/usr/local/share/mavend/models")
@@ -173,6 +67,11 @@ class UnitPlan:
 
 
 # rendering -----------------------------------------------------------------------
+@functools.cache
+def unit_template(scope: str) -> str:
+    return (resources.files("mavend.data") / "systemd" / TEMPLATE_FILES[scope]).read_text()
+
+
 def render_unit(plan: UnitPlan) -> str:
     system = plan.scope == "system"
     header = _HEADER.format(
@@ -197,7 +96,7 @@ def render_unit(plan: UnitPlan) -> str:
         "Environment=" + _quote(f"{name}={_path_word(path)}") + "\n" for name, path in env
     )
     if system:
-        template = SYSTEM_TEMPLATE
+        template = unit_template("system")
         models = plan.models_dir or SYSTEM_MODELS_DIR
         values = {
             "environment": environment,
@@ -208,7 +107,7 @@ def render_unit(plan: UnitPlan) -> str:
         rw_paths = " ".join(dict.fromkeys(_quote(_path_word(p)) for p in writable))
         if not rw_paths:
             raise MavendError("a user unit needs at least one writable directory")
-        template = USER_TEMPLATE
+        template = unit_template("user")
         values = {"environment": environment, "rw_paths": rw_paths}
     text = template.format(header=header, command=command, memory_max=plan.memory_max, **values)
     return text
@@ -428,6 +327,11 @@ def cmd_install(args: argparse.Namespace) -> int:
             print(f"mavend: warning: {warning}", file=sys.stderr)
     changed = write_unit(path, text)
     print(f"{'wrote' if changed else 'unchanged'} {path} (ExecStart={plan.command[0]})")
+    if scope == "user" and args.unit_dir is None:  # notifications: mavend's name and icon
+        try:
+            print("wrote " + " ".join(str(p) for p in install_desktop_files()))
+        except MavendError as exc:  # cosmetic: the service works without them
+            print(f"mavend: warning: {exc}", file=sys.stderr)
     if args.no_enable or args.unit_dir is not None:
         print(f"to enable it: {_enable_hint(scope, now=True)}")
         return 0
@@ -470,6 +374,9 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
             _systemctl_checked(scope, "daemon-reload")
         except DeviceError as exc:
             problem = exc
+    if scope == "user" and args.unit_dir is None:
+        for removed in uninstall_desktop_files():
+            print(f"removed {removed}")
     if problem is not None:
         raise DeviceError(f"{problem}\n  the unit file is removed; the service may still run")
     return 0

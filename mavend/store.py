@@ -143,6 +143,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX memory_kind_scope ON memory (kind, scope, at_ts)",
         "CREATE INDEX memory_name ON memory (name)",
     ),
+    # 3: APScheduler's SQLAlchemy job store is gone (the reminders table is the
+    # truth and is rebuilt into in-memory jobs at start); its table goes too.
+    ("DROP TABLE IF EXISTS apscheduler_jobs",),
 )
 
 

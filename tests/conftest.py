@@ -20,6 +20,8 @@ def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own config and data dirs; the model cache is shared."""
     monkeypatch.setenv("MAVEND_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("MAVEND_DATA_DIR", str(tmp_path / "data"))
+    # `mavend service install` writes its desktop entry and icon here, not in the real home.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     monkeypatch.delenv("JOURNAL_STREAM", raising=False)
     return tmp_path
 

@@ -6,6 +6,7 @@ import pytest
 
 from mavend.config import Settings, parse_settings
 from mavend.doctor import check_data_dir, check_models, check_session_bus, run_checks
+from tests.conftest import require_model
 
 
 def test_session_bus_with_a_notification_server_is_ok(notification_server: object) -> None:
@@ -68,3 +69,8 @@ def test_every_check_reports_and_none_crashes(notification_server: object) -> No
     for check in checks:
         assert check.detail
         assert check.ok or check.fix or "Error" in check.detail, check.line()
+    (llm,) = [c for c in checks if c.name == "llm"]
+    # Named by the file it loads, and by the name the file gives itself.
+    assert llm.ok, llm.line()
+    assert llm.detail.startswith(str(require_model("qwen2.5-0.5b-instruct-q4_k_m")))
+    assert "(Qwen2.5 Coder 0.5B Instruct" in llm.detail

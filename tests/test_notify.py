@@ -1,20 +1,27 @@
 """Notifications over a real private session bus, to the recording test server
-and, once, to a real Debian notification daemon (dunst under Xvfb)."""
+and to a real Debian notification daemon (dunst under Xvfb)."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from mavend.config import NotificationSettings
-from mavend.notify import Notification, Notifier, NotifyUnavailable, cut, prepare_body
-from tests.state_kit import wait_for
+from mavend.config import NotificationSettings, Settings
+from mavend.desktop import install_desktop_files
+from mavend.notify import Notification, Notifier, NotifyUnavailable, Shown, cut, prepare_body
+from mavend.scheduler import Firing, ReminderBook, ReminderDelivery, firing_tag
+from mavend.store import Store
+from tests.notify_server import NotificationServer
+from tests.state_kit import TZ, wait_for
 
 SETTINGS = NotificationSettings(app_name="mavend-test", urgency="critical", max_body_chars=100)
 
@@ -217,3 +224,173 @@ def test_a_firing_shown_twice_replaces_itself_on_dunst(dunst: dict[str, str]) ->
         "dunst to have nothing waiting",
     )
     assert _dunst_count(dunst) == 2  # two firings, two notifications: not three
+
+
+# the desktop entry, the icon, reminders' hints and replacing ---------------------------
+def test_every_notification_names_mavend_s_desktop_entry_and_icon(notification_server) -> None:
+    async def go() -> None:
+        for settings in (SETTINGS, NotificationSettings(icon="file:///opt/mavend/mic.svg")):
+            notifier = Notifier(settings)
+            await notifier.notify(Notification("mavend", "a reply"))
+            await notifier.close()
+
+    asyncio.run(go())
+    default, custom = notification_server.interface.received
+    assert (default.icon, custom.icon) == ("mavend", "file:///opt/mavend/mic.svg")
+    for sent in (default, custom):
+        assert sent.hints["desktop-entry"].value == "mavend"  # mavend.desktop, installed
+        assert "category" not in sent.hints and "sound-name" not in sent.hints  # replies: none
+
+
+def fired_reminder(path: Path, *, timeout_s: float = 5.0) -> tuple[ReminderBook, Firing]:
+    """A reminder fired a moment ago and not yet shown, in a real database file."""
+    book = ReminderBook(Store(path, timeout_s=timeout_s), TZ)
+    now = datetime.now(TZ)
+    reminder = book.add("feed the cat", now - timedelta(seconds=1), now=now)
+    firing = book.fire(reminder.id, reminder.due, now=now, late=False)
+    assert firing is not None
+    return book, firing
+
+
+def delivery(book: ReminderBook, urgency: str = "normal") -> ReminderDelivery:
+    settings = Settings(notifications=NotificationSettings(urgency=urgency))
+    return ReminderDelivery(
+        book, Notifier(settings.notifications), settings, clock=lambda: datetime.now(TZ)
+    )
+
+
+def test_a_reminder_carries_category_urgency_alarm_sound_entry_and_icon(
+    tmp_path: Path, notification_server
+) -> None:
+    book, firing = fired_reminder(tmp_path / "state.sqlite3")
+
+    async def go() -> bool:
+        reminders = delivery(book, urgency="critical")
+        try:
+            return await reminders.deliver_pending()
+        finally:
+            await reminders.notifier.close()
+
+    assert asyncio.run(go())
+    (sent,) = notification_server.interface.received
+    hints = {key: variant.value for key, variant in sent.hints.items()}
+    assert hints == {
+        "urgency": 2,  # critical, as configured
+        "desktop-entry": "mavend",
+        "category": "x-mavend.reminder",
+        "sound-name": "alarm-clock-elapsed",
+        "x-dunst-stack-tag": firing_tag(firing),
+    }
+    assert (sent.icon, sent.replaces_id, sent.summary) == ("mavend", 0, "Reminder")
+    (recorded,) = book.firings(firing.reminder.id)
+    assert recorded.delivered_at is not None and recorded.notification_id == 1
+
+
+def hold_the_database(path: Path) -> sqlite3.Connection:
+    """Another process's write transaction: every write of ours waits, then fails."""
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    return blocker
+
+
+def test_a_show_whose_record_failed_is_shown_again_in_place_of_the_first(
+    tmp_path: Path, notification_server
+) -> None:
+    # The server showed the reminder but its delivery could not be recorded (the
+    # database was locked), so the next round shows it again: through the spec's
+    # replaces_id, in place of the first, on any server (here without the tag's help:
+    # the recording server ignores tags), and without ringing a second time.
+    path = tmp_path / "state.sqlite3"
+    book, firing = fired_reminder(path, timeout_s=0.2)
+    server = notification_server.interface
+
+    async def go() -> None:
+        reminders = delivery(book)
+        blocker = hold_the_database(path)
+        await reminders.deliver_pending()
+        assert book.undelivered() == [firing]  # shown, not recorded
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        await reminders.deliver_pending()
+        await reminders.deliver_pending()  # recorded now: nothing more is shown
+        await reminders.notifier.close()
+
+    asyncio.run(go())
+    first, again = server.received
+    assert (first.replaces_id, again.replaces_id) == (0, 1)
+    assert "sound-name" in first.hints and "sound-name" not in again.hints
+    assert list(server.shown) == [1] and server.shown[1] is again  # replaced, not added
+    (recorded,) = book.firings(firing.reminder.id)
+    assert recorded.delivered_at is not None and recorded.notification_id == 1
+
+
+def test_an_id_from_a_server_that_has_restarted_since_is_not_replaced(
+    tmp_path: Path, notification_server
+) -> None:
+    # A restarted server numbers from 1 again: the old id may now be another
+    # program's notification, so the re-show is a new notification (replaces_id 0).
+    path = tmp_path / "state.sqlite3"
+    book, firing = fired_reminder(path, timeout_s=0.2)
+    servers = [notification_server]
+
+    async def go() -> None:
+        reminders = delivery(book)
+        blocker = hold_the_database(path)
+        await reminders.deliver_pending()
+        blocker.execute("ROLLBACK")
+        blocker.close()
+        notification_server.stop()
+        servers.append(NotificationServer(notification_server.address).start())
+        await reminders.deliver_pending()
+        await reminders.notifier.close()
+
+    try:
+        asyncio.run(go())
+    finally:
+        servers[-1].stop()
+    before, after = (server.interface.received for server in servers)
+    assert [n.replaces_id for n in before] == [0] and [n.replaces_id for n in after] == [0]
+    assert "sound-name" in after[0].hints  # a new notification rings
+    assert book.firings(firing.reminder.id)[0].delivered_at is not None
+
+
+def _dunst_history(env: dict[str, str]) -> list[dict[str, object]]:
+    out = subprocess.run(
+        ["dunstctl", "history"], env=env, capture_output=True, text=True, timeout=5, check=True
+    ).stdout
+    return [{key: value["data"] for key, value in n.items()} for n in json.loads(out)["data"][0]]
+
+
+def test_dunst_replaces_by_id_and_finds_the_installed_icon(tmp_path: Path, request) -> None:
+    # Before dunst starts (the fixture): the icon installed as `mavend service install`
+    # does, and dunst told to look for icons there (it has no hicolor lookup by default).
+    share = tmp_path / "share"
+    _, icon = install_desktop_files(share)
+    dunstrc = tmp_path / ".config" / "dunst" / "dunstrc"
+    dunstrc.parent.mkdir(parents=True)
+    dunstrc.write_text(f"[global]\n    icon_path = {icon.parent}\n")
+    env = request.getfixturevalue("dunst")
+
+    async def go() -> tuple[Shown, Shown]:
+        notifier = Notifier(NotificationSettings(urgency="critical"))
+        # No stack tag: only replaces_id can merge the two.
+        note = Notification("Reminder", "feed the cat", category="x-mavend.reminder")
+        first = await notifier.show(note)
+        second = await notifier.show(
+            Notification("Reminder", "feed the cat (again)", category=note.category),
+            replacing=first,
+        )
+        await notifier.close()
+        return first, second
+
+    first, second = asyncio.run(go())
+    assert second.id == first.id
+    wait_for(lambda: _dunst_count(env) >= 1, 10, "dunst to display the notification")
+    assert _dunst_count(env) == 1  # replaced, not added
+    subprocess.run(["dunstctl", "close-all"], env=env, check=True, timeout=5)
+    wait_for(lambda: _dunst_history(env), 10, "dunst to move it to its history")
+    (shown,) = _dunst_history(env)
+    assert (shown["id"], shown["body"]) == (first.id, "feed the cat (again)")
+    assert (shown["appname"], shown["category"]) == ("mavend", "x-mavend.reminder")
+    assert shown["icon_path"] == str(icon)  # the icon name resolved to the installed file
+    assert shown["timeout"] == 0  # critical: dunst keeps it until dismissed

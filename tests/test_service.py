@@ -129,7 +129,7 @@ def test_the_units_carry_the_contract() -> None:
         for line in (
             "Type=notify",
             "Restart=on-failure",
-            "RestartPreventExitStatus=2 3 4 6",
+            "RestartPreventExitStatus=2 3 4",
             "WatchdogSec=30",
             "TimeoutStopSec=30",
             "NoNewPrivileges=yes",

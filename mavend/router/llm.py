@@ -646,6 +646,15 @@ class LlmRouter:
 
     # ------------------------------------------------------------------ public
 
+    @property
+    def model_path(self) -> Path:
+        return self._model_path
+
+    @property
+    def model_name(self) -> str:
+        """The model's own name, from the GGUF header (general.name); "" when it has none."""
+        return str((self._llm.metadata or {}).get("general.name", ""))
+
     def warm_up(self) -> float:
         """Evaluate the fixed prefix (and one throwaway turn); seconds taken.
 

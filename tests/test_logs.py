@@ -1,0 +1,67 @@
+"""Logging under systemd: journald takes one entry per stderr line, each at the
+priority its own `<N>` prefix says, so every line of a record needs one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+# A real process: setup_logging() owns the root logger, which pytest's is too.
+PROGRAM = textwrap.dedent(
+    """
+    import logging
+    from mavend.logs import setup_logging
+
+    setup_logging("info")
+    log = logging.getLogger("mavend.test")
+    log.info("one line")
+    try:
+        raise ValueError("the cause")
+    except ValueError:
+        try:
+            raise RuntimeError("the failure")
+        except RuntimeError:
+            log.exception("two lines,\\nthen a chained traceback", stack_info=True)
+    log.warning("last")
+    """
+)
+
+
+def run_logging(env: dict[str, str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROGRAM], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stderr.splitlines()
+
+
+def test_every_line_of_an_error_carries_its_priority(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JOURNAL_STREAM", "8:12345")
+    lines = run_logging(dict(os.environ))
+    assert lines[0] == "<6>mavend.test: one line"
+    assert lines[-1] == "<4>mavend.test: last"
+    error = lines[1:-1]
+    # The message's two lines, both tracebacks (the chain's "During handling..."
+    # and its blank lines too) and the stack: every one at err, nothing left at info.
+    assert error[0] == "<3>mavend.test: two lines,"
+    assert error[1] == "<3>then a chained traceback"
+    assert all(line.startswith("<3>") for line in error), "\n".join(error)
+    text = "\n".join(line[3:] for line in error)
+    for part in (
+        "ValueError: the cause",
+        "During handling of the above exception, another exception occurred:",
+        "RuntimeError: the failure",
+        "Stack (most recent call last):",
+    ):
+        assert part in text
+
+
+def test_in_a_terminal_lines_carry_no_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JOURNAL_STREAM", raising=False)
+    lines = run_logging(dict(os.environ))
+    assert not any(line.startswith("<") for line in lines)
+    assert any(line.startswith("Traceback") for line in lines)
