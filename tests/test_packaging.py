@@ -26,7 +26,11 @@ def test_every_package_is_listed_in_pyproject() -> None:
         for top in ("mavend", "wakeword")
         for init in (ROOT / top).rglob("__init__.py")
     }
-    assert found | {"mavend.grammars", "mavend.data"} == listed
+    data = {
+        f"mavend.data.{folder.name}" for folder in (ROOT / "mavend" / "data").iterdir()
+        if folder.is_dir() and folder.name != "__pycache__"
+    }
+    assert found | data | {"mavend.grammars", "mavend.data"} == listed
 
 
 def test_ci_runs_the_readme_test_command() -> None:

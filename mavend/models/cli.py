@@ -15,6 +15,7 @@ from pathlib import Path
 
 from mavend import paths
 from mavend.errors import MavendError, ModelError
+from mavend.models.progress import for_stream
 from mavend.models.provision import ModelStatus, pull, status, verify
 from mavend.models.registry import PROFILES
 
@@ -193,7 +194,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     root = _models_dir(args)
-    statuses = verify(args.profile, root)
+    statuses = verify(args.profile, root, progress=for_stream())  # a bar per file, on stderr
     print(f"profile {args.profile}, models in {root} (rehashed)")
     _print_table(statuses)
     bad = [s for s in statuses if not s.ok]

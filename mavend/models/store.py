@@ -65,34 +65,31 @@ def chunk_path(models_dir: Path, spec: ModelSpec, fspec: FileSpec, index: int) -
     return staging_dir(models_dir, spec) / f"{fspec.name}.chunk{index:02d}"
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
+    """The file's sha256; `on_bytes` hears about each block read (for a verify bar)."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         while block := f.read(_BUF):
             digest.update(block)
+            if on_bytes is not None:
+                on_bytes(len(block))
     return digest.hexdigest()
 
 
-class HashingWriter:
-    """Appends to a file while hashing everything in it (including what was there)."""
+class PartWriter:
+    """Writes (or, with `resume`, appends to) a ``.part`` file and fsyncs it on close.
+
+    It does not hash: `pull` verifies a finished file by reading it back from disk,
+    so the check covers exactly the bytes that stay, including a resumed prefix.
+    """
 
     def __init__(self, path: Path, *, resume: bool = False) -> None:
         self.path = path
-        self._digest = hashlib.sha256()
-        self.size = 0
-        if resume and path.exists():
-            # Hash the bytes a previous attempt left so the final digest covers the file.
-            with path.open("rb") as f:
-                while block := f.read(_BUF):
-                    self._digest.update(block)
-                    self.size += len(block)
-            self._file: BinaryIO = path.open("ab")
-        else:
-            self._file = path.open("wb")
+        self._file: BinaryIO = path.open("ab" if resume and path.exists() else "wb")
+        self.size = self._file.tell()
 
     def write(self, data: bytes) -> None:
         self._file.write(data)
-        self._digest.update(data)
         self.size += len(data)
 
     def copy_from(self, stream: BinaryIO, on_bytes: Callable[[int], None] | None = None) -> None:
@@ -100,9 +97,6 @@ class HashingWriter:
             self.write(block)
             if on_bytes is not None:
                 on_bytes(len(block))
-
-    def hexdigest(self) -> str:
-        return self._digest.hexdigest()
 
     def close(self) -> None:
         """Flush and fsync: after publish() the bytes must survive a power cut."""
@@ -112,7 +106,7 @@ class HashingWriter:
         os.fsync(self._file.fileno())
         self._file.close()
 
-    def __enter__(self) -> HashingWriter:
+    def __enter__(self) -> PartWriter:
         return self
 
     def __exit__(self, *exc: object) -> None:
