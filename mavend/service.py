@@ -277,6 +277,22 @@ def _systemctl_checked(scope: str, *args: str) -> None:
         )
 
 
+def closed_to_others(*paths: Path) -> Path | None:
+    """The first folder or file on the way to any of `paths` (links followed) that a
+    user other than its owner cannot pass through or read; None when all are open."""
+    for path in paths:
+        target = path.resolve()
+        for step in (*reversed(target.parents), target):
+            try:
+                mode = step.stat().st_mode
+            except OSError:
+                return step
+            needed = 0o001 if step != target or step.is_dir() else 0o004
+            if not mode & needed:
+                return step
+    return None
+
+
 def _enable_hint(scope: str, now: bool) -> str:
     ctl = "systemctl --user" if scope == "user" else "sudo systemctl"
     return f"{ctl} daemon-reload && {ctl} enable {'--now ' if now else ''}mavend"
@@ -311,13 +327,15 @@ def cmd_install(args: argparse.Namespace) -> int:
         print(f"# {path}", file=sys.stderr)
         sys.stdout.write(text)
         return 0
-    if scope == "system" and plan.command[0].startswith(("/home/", "/root/")):
-        print(
-            f"mavend: warning: {plan.command[0]} is in a home directory; the system service "
-            "runs as a dynamic user that may not be able to read it (install mavend under "
-            "/opt or /usr/local instead)",
-            file=sys.stderr,
-        )
+    if scope == "system":
+        blocked = closed_to_others(Path(plan.command[0]), Path(sys.executable), Path(__file__))
+        if blocked is not None:
+            print(
+                f"mavend: warning: {blocked} is closed to other users; the system service "
+                "runs as a dynamic user that cannot reach mavend or its Python through it "
+                "(install mavend under /opt or /usr/local instead)",
+                file=sys.stderr,
+            )
     if scope == "user":
         for directory in (*plan.data_dirs, plan.cache_dir):
             if directory is not None:
@@ -337,12 +355,21 @@ def cmd_install(args: argparse.Namespace) -> int:
         return 0
     try:
         _systemctl_checked(scope, "daemon-reload")
-        _systemctl_checked(scope, "enable", *(["--now"] if args.now else []), UNIT_NAME)
     except DeviceError as exc:
         raise DeviceError(
             f"{exc}\n  the unit is written; enable it where systemd runs: "
             f"{_enable_hint(scope, now=True)}"
         ) from None
+    # systemd answered the reload: a failure now is the service's own (it did not start).
+    done = systemctl(scope, "enable", *(["--now"] if args.now else []), UNIT_NAME)
+    if done.returncode != 0:
+        detail = (done.stderr or done.stdout).strip().splitlines()
+        user = "--user " if scope == "user" else ""
+        raise MavendError(
+            f"mavend.service is installed but did not start: "
+            f"{detail[-1] if detail else f'exit {done.returncode}'}\n"
+            f"  see `systemctl {user}status mavend` and `journalctl {user}-u mavend`"
+        )
     ctl = "systemctl --user" if scope == "user" else "systemctl"
     started = "enabled and started" if args.now else f"enabled (start it: {ctl} start mavend)"
     print(

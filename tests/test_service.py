@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ import pytest
 from mavend.service import (
     EXAMPLE_FILES,
     UnitPlan,
+    closed_to_others,
     render_example,
     render_unit,
 )
@@ -324,3 +326,25 @@ def test_status_and_uninstall(tmp_path: Path, dirs: Path) -> None:
     assert gone.returncode == 0, gone.stderr
     assert not unit.exists()
     assert calls(tmp_path) == ["--user disable --now mavend.service", "--user daemon-reload"]
+
+
+def test_a_folder_closed_to_other_users_is_named() -> None:
+    # The system unit runs as a dynamic user: it must pass every folder on the way.
+    # (Not under tmp_path: pytest keeps its own base folder closed to others.)
+    with tempfile.TemporaryDirectory() as base:
+        top = Path(base)
+        closed = top / "home"
+        script = closed / "venv" / "bin" / "mavend"
+        script.parent.mkdir(parents=True)
+        script.write_text("#!/bin/sh\n")
+        for folder in (top, closed, closed / "venv", script.parent):
+            folder.chmod(0o755)
+        script.chmod(0o755)
+        link = top / "link-to-mavend"
+        link.symlink_to(script)
+        assert closed_to_others(link) is None
+        closed.chmod(0o700)
+        assert closed_to_others(link) == closed  # found through the link
+        closed.chmod(0o755)
+        script.chmod(0o700)
+        assert closed_to_others(script) == script
