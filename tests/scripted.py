@@ -28,6 +28,7 @@ class Route:
     key: str = ""
     value: str = ""
     text: str = ""
+    source: str = ""  # query: where the answer lives, as the LLM's "source" field says
     # (intent, probability) pairs, as the real LLM stage reads them from its logits
     alternatives: tuple[tuple[Intent, float], ...] = ()
 
@@ -39,6 +40,7 @@ class Classified:
     scores: dict[Intent, float] = field(default_factory=dict)
     # Out-of-scope labels ("unsupported", "fragment") and their probabilities, if any.
     extra: dict[str, float] = field(default_factory=dict)
+    source: str = ""  # the source head's answer for a query, "" when it names none
 
     @property
     def probabilities(self) -> dict[str, float]:

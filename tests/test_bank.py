@@ -28,6 +28,8 @@ from mavend.router.grammar import CommandGrammar
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_DIR = ROOT.parent / "shared" / "eval"
 OWN_TEST_DIR = Path(__file__).parent / "data" / "router_own"
+# Our own query rows labelled with where the answer lives, and personal questions.
+SOURCE_TEST_DIR = Path(__file__).parent / "data" / "router_source"
 # fuzz.ratio (0-100, an edit-distance similarity) at or above which two normalized
 # texts count as near duplicates: "set an alarm for seven am" / "set my alarm for
 # seven am" is 92, "turn on the lamp" / "turn on the lights" is 82.
@@ -75,7 +77,7 @@ def bank_texts() -> list[str]:
 def own_test_texts() -> list[str]:
     return [
         json.loads(line)["text"]
-        for path in sorted(OWN_TEST_DIR.glob("*.jsonl"))
+        for path in sorted([*OWN_TEST_DIR.glob("*.jsonl"), *SOURCE_TEST_DIR.glob("*.jsonl")])
         for line in path.read_text(encoding="utf-8").splitlines()
     ]
 

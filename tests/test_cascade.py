@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from mavend.router.decision import Intent, Source, Stage
+from mavend.router.policy import PolicyName
 from tests.scripted import LOW, NOW, Classified, Route, ScriptedClassifier, ScriptedLlm, make_router
 
 
@@ -14,7 +15,9 @@ def test_grammar_wins_without_asking_any_model() -> None:
     llm = ScriptedLlm({})
     decision = make_router(llm).route("hey jarvis set a timer for ten minutes")
     assert decision.stage == Stage.GRAMMAR and decision.intent == Intent.REMINDER
-    assert decision.confidence == 1.0 and decision.source_anchored
+    assert decision.confidence == 1.0
+    # A grammar match that names no destination anchors nothing (the router spec).
+    assert not decision.source_anchored and decision.source == Source.UNKNOWN
     assert decision.slots.has_time and decision.slots.time == NOW + timedelta(minutes=10)
     assert llm.calls == []
 
@@ -128,11 +131,62 @@ def test_reminder_without_time_asks_when() -> None:
     assert decision.clarify is not None and "When" in decision.clarify.question
 
 
-def test_query_source_is_a_hint_never_anchored() -> None:
+def test_a_query_takes_the_source_its_decider_named_never_anchored() -> None:
     text = "when did i last water the plants"
-    llm = ScriptedLlm({text: Route(Intent.QUERY, 0.9)})
+    llm = ScriptedLlm({text: Route(Intent.QUERY, 0.9, source="facts")})
     decision = make_router(llm).route(text)
     assert decision.source == Source.FACTS and not decision.source_anchored
+    assert decision.personal  # a decider placed the answer in the user's own data
+
+
+def test_no_source_is_guessed_from_the_words_after_routing() -> None:
+    # The same words once made a regex say "facts"; nobody named a source here.
+    text = "when did i last water the plants"
+    decision = make_router(ScriptedLlm({text: Route(Intent.QUERY, 0.9)})).route(text)
+    assert decision.source == Source.UNKNOWN and not decision.source_anchored
+
+
+def test_only_a_grammar_that_names_the_destination_anchors_it() -> None:
+    router = make_router(ScriptedLlm({}))
+    notes = router.route("check my notes for the wifi password")
+    assert (notes.stage, notes.source, notes.source_anchored) == (
+        Stage.GRAMMAR, Source.NOTES, True)
+    assert notes.slots.text == "the wifi password"
+    web = router.route("hey jarvis search the web for the height of everest")
+    assert (web.source, web.source_anchored, web.slots.text) == (
+        Source.GENERAL, True, "the height of everest")
+    clock = router.route("what time is it")  # names no place: sourced, not anchored
+    assert (clock.source, clock.source_anchored) == (Source.CLOCK, False)
+    for command in ("pause the music", "remind me to call mom at five", "stop"):
+        decision = router.route(command)
+        assert decision.stage == Stage.GRAMMAR
+        assert (decision.source, decision.source_anchored) == (Source.UNKNOWN, False), command
+
+
+@pytest.mark.parametrize("named_by", ["llm", "classifier"])
+def test_a_models_general_cannot_clear_what_makes_a_question_personal(named_by: str) -> None:
+    text = "what's my locker code"  # the words claim it as the speaker's
+    if named_by == "llm":
+        router = make_router(ScriptedLlm({text: Route(Intent.QUERY, 0.95, source="general")}),
+                             name=PolicyName.LLM_FIRST)
+    else:
+        router = make_router(
+            classifier=ScriptedClassifier(
+                {text: Classified(Intent.QUERY, 0.95, source="general")}, LOW),
+            name=PolicyName.CLASSIFIER)
+    decision = router.route(text)
+    assert decision.source == Source.GENERAL and not decision.source_anchored
+    assert decision.personal
+
+
+def test_any_decider_naming_a_personal_source_makes_the_question_personal() -> None:
+    text = "when was the dentist appointment"  # no word marks it as the user's
+    llm = ScriptedLlm({text: Route(Intent.QUERY, 0.9, source="general")})
+    classifier = ScriptedClassifier({text: Classified(Intent.QUERY, 0.9, source="notes")}, LOW)
+    decision = make_router(llm, classifier).route(text)
+    assert decision.intent == Intent.QUERY and decision.personal
+    world = make_router(ScriptedLlm({text: Route(Intent.QUERY, 0.9, source="general")}))
+    assert not world.route(text).personal  # only when every judgment says so
 
 
 @pytest.mark.parametrize(

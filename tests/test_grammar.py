@@ -113,5 +113,37 @@ def test_bad_grammar_files_are_config_errors(tmp_path: Path, body: str) -> None:
         CommandGrammar.from_dir(tmp_path, Settings().acts)
 
 
+def _block(intent: str, metadata: str) -> str:
+    return (f"language: en\nintents:\n  {intent}:\n    data:\n"
+            f'      - sentences:\n          - "peek in the ledger"\n'
+            f"        metadata: {metadata}\n")
+
+
+@pytest.mark.parametrize(
+    ("intent", "metadata", "complaint"),
+    [
+        ("act.lock_screen", "{source: notes}", "only query"),
+        ("query.ledger", "{source: ledger}", "source must be one of"),
+        ("query.ledger", "{source: notes, anchored: yes please}", "anchored must be"),
+        ("query.ledger", "{source: notes, widen: true}", "may only hold"),
+    ],
+)
+def test_only_a_query_names_a_source_and_only_with_known_values(
+    tmp_path: Path, intent: str, metadata: str, complaint: str
+) -> None:
+    (tmp_path / "bad.yaml").write_text(_block(intent, metadata))
+    with pytest.raises(ConfigError, match=rf"bad\.yaml.*{complaint}"):
+        CommandGrammar.from_dir(tmp_path, Settings().acts)
+
+
+def test_a_grammar_anchors_a_query_only_where_its_metadata_says_so(tmp_path: Path) -> None:
+    (tmp_path / "mine.yaml").write_text(_block("query.ledger", "{source: facts, anchored: true}"))
+    match = CommandGrammar.from_dir(tmp_path, Settings().acts).match("peek in the ledger")
+    assert match is not None and (match.source, match.anchored) == ("facts", True)
+    (tmp_path / "mine.yaml").write_text(_block("query.ledger", "{source: facts}"))
+    match = CommandGrammar.from_dir(tmp_path, Settings().acts).match("peek in the ledger")
+    assert match is not None and (match.source, match.anchored) == ("facts", False)
+
+
 def test_normalize() -> None:
     assert normalize("  Hey,   JARVIS! Pause\tthe music…") == "hey jarvis pause the music"

@@ -12,6 +12,8 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mavend.handlers.act import ActHandler
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply, looks_like_question
@@ -20,7 +22,7 @@ from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.system import SystemHandler
-from mavend.router.decision import Decision, Intent
+from mavend.router.decision import Decision, Intent, Source
 
 __all__ = [
     "HandlerContext",
@@ -53,8 +55,10 @@ class TurnHandler:
         intent = decision.intent
         if intent in (Intent.FACT, Intent.NOTE) and looks_like_question(decision.utterance):
             # A question is never stored: "where did I put my passport" routed
-            # as a note is a query about notes.
-            return self.query.handle(decision)
+            # as a note is a query about notes. The decider placed it in the user's
+            # own data, so it is personal: it is answered from there or not at all.
+            source = Source.FACTS if intent == Intent.FACT else Source.NOTES
+            return self.query.handle(replace(decision, source=source, personal=True))
         if intent == Intent.ACT:
             return self.acts.handle(decision)
         if intent == Intent.REMINDER:

@@ -1,25 +1,36 @@
-"""query: answer from the clock, the reminders, the facts, the notes; general ones by the LLM.
+"""query: answered where the decision says the answer lives.
 
-A personal question ("where is my passport") is answered from stored state
-only; with nothing relevant stored the answer is "I don't know", never a
-model's guess. Only a general question ("what is the capital of France") goes
-to the LLM.
+`Decision.source` was named by the decider that routed the question (a grammar, the
+LLM, the classifier); this handler never guesses it from the words. What each does:
+
+    clock      the time and date here, now
+    reminders  the user's pending reminders, timers and alarms
+    facts      the user's facts first, then their notes; else "I don't know"
+    notes      the user's notes first, then their facts; else "I don't know"
+    general    anchored by a grammar ("search the web for ..."): general knowledge
+               straight away; named by a model: as unknown
+    unknown    the whole chain: facts, notes, then general knowledge, unless the
+               question is personal
+
+The personal boundary lives in `_general_knowledge` and nowhere else: a question the
+decision marks `personal` reaches general knowledge (the LLM's own today, a remote
+backend or a web tool later: all of them through that one method) only when a grammar
+anchored the destination. A model's "general" cannot open it; with nothing stored,
+the answer is "I don't know", never a model's guess about the user's life.
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.fact import FactQueries
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
-from mavend.router.cascade import source_for
-from mavend.router.decision import Decision, Intent, Source
-from mavend.router.grammar import normalize
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
+from mavend.router.personal import boundary_allows_general
 
-_PERSONAL = re.compile(r"\b(?:i|me|my|mine|myself|we|our|us)\b")
 DONT_KNOW = "I don't know: I have nothing stored about that."
 
 
@@ -33,22 +44,42 @@ class QueryHandler:
 
     def handle(self, decision: Decision) -> Reply:
         question = decision.slots.text.strip() or decision.utterance.strip()
-        source = decision.source or source_for(Intent.QUERY, question)
+        source = decision.source
         if source == Source.CLOCK:
             return self.clock()
         if source == Source.REMINDERS:
             return self.reminders.list()
-        if source == Source.GENERAL:
-            return self.chat.answer(question)
-        if (answer := self.facts.answer(question)) is not None:
-            return answer
-        if found := self.recall.search(question):
-            return Reply(
-                phrase_answer(question, found, self.ctx),
-                data={"recalled": [f"{r.kind}:{r.id}" for r in found]},
-            )
-        if source in (Source.FACTS, Source.NOTES) or _PERSONAL.search(normalize(question)):
+        if source == Source.GENERAL and decision.source_anchored:
+            return self._general_knowledge(decision, question)
+        for step in self._chain(source):
+            if (answer := step(question)) is not None:
+                return answer
+        if source in PERSONAL_SOURCES:  # a decider said the answer is the user's own
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": []})
+        return self._general_knowledge(decision, question)
+
+    def _chain(self, source: Source) -> tuple[Callable[[str], Reply | None], ...]:
+        """The user's own data, in the order the source suggests."""
+        if source == Source.NOTES:
+            return (self._from_notes, self._from_facts)
+        return (self._from_facts, self._from_notes)
+
+    def _from_facts(self, question: str) -> Reply | None:
+        return self.facts.answer(question)
+
+    def _from_notes(self, question: str) -> Reply | None:
+        found = self.recall.search(question)
+        if not found:
+            return None
+        return Reply(
+            phrase_answer(question, found, self.ctx),
+            data={"recalled": [f"{r.kind}:{r.id}" for r in found]},
+        )
+
+    def _general_knowledge(self, decision: Decision, question: str) -> Reply:
+        """The one way out to general knowledge, behind the personal boundary."""
+        if not boundary_allows_general(decision):
+            return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": [], "personal": True})
         return self.chat.answer(question)
 
     def clock(self) -> Reply:

@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch
+from mavend.router.personal import judge_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
 
@@ -39,6 +40,7 @@ class LlmRouteLike(Protocol):
     key: str
     value: str
     text: str
+    source: str  # queries: where the answer lives (a Source value), "" if none named
 
 
 class RouteLlm(Protocol):
@@ -123,16 +125,23 @@ class Router:
         decided_by: str,
         now: datetime,
         hints: SlotHints,
+        named: tuple[str, ...] = (),
     ) -> Decision:
-        """Stage 2 (slots, checked against the allowlist) and the slot question, if any."""
+        """Stage 2 (slots, checked against the allowlist) and the slot question, if any.
+
+        `named`: the sources the deciders named, the deciding one first. The decision
+        takes the first (a query's source is the decider's, never guessed from the
+        text); every one of them counts toward `personal`, which only narrows."""
         result = self.slots.extract(intent, text, now, hints)
+        query = intent is Intent.QUERY
         decision = Decision(
             utterance=utterance,
             stage=Stage.SLOTS,
             intent=intent,
             confidence=confidence,
             slots=result.slots,
-            source=source_for(intent, text),
+            source=Source(named[0]) if query and named else Source.UNKNOWN,
+            personal=query and judge_personal(text, named),
             decided_by=decided_by,
         )
         if result.question:
@@ -164,15 +173,22 @@ class Router:
         )
         result = self.slots.extract(match.intent, match.text, now, hints)
         clarify = Clarify(result.question, (match.intent,), "slot") if result.question else None
+        slots = result.slots
+        query = match.intent is Intent.QUERY
+        if query and match.slots.get("question"):  # "search the web for {question}"
+            slots = replace(slots, text=match.slots["question"])
         return Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,
             intent=match.intent,
             confidence=1.0,
-            slots=result.slots,
+            slots=slots,
             clarify=clarify,
-            source=Source.UNKNOWN,
-            source_anchored=True,
+            # The grammar's own metadata, and nothing else: a match that names no
+            # destination ("set a timer ...") anchors nothing.
+            source=match.source if query else Source.UNKNOWN,
+            source_anchored=query and match.anchored,
+            personal=query and judge_personal(slots.text or match.text, (match.source,)),
             decided_by="grammar",
         )
 
@@ -200,7 +216,10 @@ class Router:
             if routed is not None and routed.intent == intent
             else SlotHints()
         )
-        decision = self._with_slots(utterance, text, intent, confidence, decided_by, now, hints)
+        named = _named_sources(decided_by, routed, classified)
+        decision = self._with_slots(
+            utterance, text, intent, confidence, decided_by, now, hints, named
+        )
         trace.timed("slots", started)
         return decision
 
@@ -243,6 +262,19 @@ class Router:
             return None
         finally:
             trace.timed("llm", started)
+
+
+def _named_sources(
+    decided_by: str, routed: LlmRouteLike | None, classified: ClassifierResultLike | None
+) -> tuple[str, ...]:
+    """The sources the deciders named for a query, the one that decided first."""
+    from_llm = routed.source if routed is not None and routed.intent is Intent.QUERY else ""
+    # The classifier's source head judges every utterance, whatever its own top intent.
+    from_classifier = getattr(classified, "source", "") if classified is not None else ""
+    first, second = (
+        (from_llm, from_classifier) if "llm" in decided_by else (from_classifier, from_llm)
+    )
+    return tuple(s for s in (first, second) if s)
 
 
 def _hints_from_llm(routed: LlmRouteLike) -> SlotHints:
@@ -289,37 +321,4 @@ def _decline(utterance: str, picked: Pick) -> Decision:
 
 
 def _with_clarify(decision: Decision, clarify: Clarify) -> Decision:
-    from dataclasses import replace
-
     return replace(decision, stage=Stage.GATED, clarify=clarify)
-
-
-_FACT_QUESTION = ("when did i", "how much", "how many", "how long", "how often", "did i")
-_NOTE_QUESTION = (
-    "where is my",
-    "where are my",
-    "where did i",
-    "what did i say",
-    "what is my",
-    "what's my",
-    "whats my",
-    "do you remember",
-)
-_REMINDER_QUESTION = ("reminder", "reminders", "timer", "alarm")
-_CLOCK_QUESTION = ("what time", "what day", "what's the date", "whats the date", "what date")
-
-
-def source_for(intent: Intent, text: str) -> Source:
-    """Where a query's answer most likely lives. A hint: never anchored."""
-    if intent != Intent.QUERY:
-        return Source.UNKNOWN
-    lowered = " ".join(text.lower().split())
-    if any(lowered.startswith(p) for p in _CLOCK_QUESTION):
-        return Source.CLOCK
-    if any(w in lowered.split() for w in _REMINDER_QUESTION):
-        return Source.REMINDERS
-    if any(lowered.startswith(p) for p in _FACT_QUESTION):
-        return Source.FACTS
-    if any(lowered.startswith(p) for p in _NOTE_QUESTION):
-        return Source.NOTES
-    return Source.UNKNOWN

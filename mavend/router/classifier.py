@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from mavend.router.decision import Intent
+from mavend.router.decision import PERSONAL_SOURCES, Intent, Source
 from mavend.router.embedder import (
     MAX_CHARS,
     Embedder,
@@ -93,6 +93,11 @@ _INTENTS: tuple[Intent, ...] = tuple(Intent)
 # Fitted by bench/classifier_bench.py --calibrate on tests/data/router_own (never
 # on shared/eval): the softmax temperature with the least log-loss there.
 DEFAULT_TEMPERATURE = 0.03
+# How far the source head's "general" must lead every personal source (cosine). Chosen
+# on our own tests/data/router_source/queries.jsonl, the knee of the trade-off: 0.04 keeps
+# 93 % of its general questions general and lets 4 % of its personal ones through
+# (0.00: 97 % / 8 %; 0.05: 87 % / 4 %). BENCHMARKS.md has the table.
+GENERAL_MARGIN = 0.04
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,9 @@ class ClassifierResult:
     nearest: str  # the winning label's example most similar to the text ("" if none)
     # Calibrated probability of every label with examples, out-of-scope ones included.
     probabilities: dict[str, float] = field(default_factory=dict)
+    # Where the answer would live if this is a question: the source head (the nearest
+    # source among the bank's query examples, as for intents); "" without tagged examples.
+    source: str = ""
 
     @property
     def label(self) -> str:
@@ -214,6 +222,10 @@ class _State:
     centroids: np.ndarray  # (len(LABELS), dim) float32: normalized sums (zero row: none)
     members: tuple[np.ndarray, ...]  # per label: row indices into vectors
     exact: Mapping[str, str]  # _match_key(text) -> latest label
+    # The source head: per source, the rows of query examples tagged with it, and
+    # their normalized mean. Examples the user adds carry no source; these stay.
+    source_members: Mapping[str, np.ndarray]
+    source_centroids: Mapping[str, np.ndarray]
 
 
 class CentroidClassifier:
@@ -319,7 +331,31 @@ class CentroidClassifier:
             scores=scores,
             nearest=_nearest(state, sims, LABELS.index(label)),
             probabilities=probabilities,
+            # Judged on every utterance: the decided intent may be a query even where
+            # this classifier's top intent is not (the LLM's vote), and the head's
+            # judgment still counts toward the personal boundary then.
+            source=self._source(state, sims, query),
         )
+
+    def _source(self, state: _State, sims: np.ndarray, query: np.ndarray) -> str:
+        """The query's source: the local centroid nearest to it, as for the intents.
+
+        "general" must win by GENERAL_MARGIN over every personal source; closer than
+        that, the nearest personal source is named. The head errs toward the user's
+        own data because "general" is the judgment that widens (see personal.py)."""
+        cosines = {
+            source: float(self._mix(state, sims, rows, state.source_centroids[source]) @ query)
+            for source, rows in state.source_members.items()
+        }
+        if not cosines:
+            return ""
+        best = max(cosines, key=cosines.__getitem__)
+        personal = [s for s in cosines if Source(s) in PERSONAL_SOURCES]
+        if best == Source.GENERAL and personal:
+            runner_up = max(personal, key=cosines.__getitem__)
+            if cosines[best] - cosines[runner_up] < GENERAL_MARGIN:
+                return runner_up
+        return best
 
     def examples_near(self, text: str, labels: Sequence[str], k: int) -> list[tuple[str, str]]:
         """The `k` examples most similar to `text` among `labels`, most similar first."""
@@ -358,16 +394,21 @@ class CentroidClassifier:
         }
 
     def _centroid(self, state: _State, sims: np.ndarray, i: int) -> np.ndarray:
-        if self.local_weight == 0.0:
-            return state.centroids[i]
-        rows = state.members[i]
+        return self._mix(state, sims, state.members[i], state.centroids[i])
+
+    def _mix(
+        self, state: _State, sims: np.ndarray, rows: np.ndarray, centroid: np.ndarray
+    ) -> np.ndarray:
+        """The global centroid mixed with the mean of the k rows nearest the query."""
+        if self.local_weight == 0.0 or len(rows) == 0:
+            return centroid
         k = min(self.neighbours, len(rows))
         # argpartition: the k best without sorting the rest.
         best = rows[np.argpartition(-sims[rows], k - 1)[:k]]
         local = state.vectors[best].mean(axis=0)
-        mixed = (1.0 - self.local_weight) * state.centroids[i] + self.local_weight * local
+        mixed = (1.0 - self.local_weight) * centroid + self.local_weight * local
         norm = float(np.linalg.norm(mixed))
-        return (mixed / norm).astype(np.float32) if norm > 0 else state.centroids[i]
+        return (mixed / norm).astype(np.float32) if norm > 0 else centroid
 
 
 def _softmax(cosines: dict[str, float], temperature: float) -> dict[str, float]:
@@ -396,6 +437,10 @@ def _build_state(examples: Sequence[Example], vectors: np.ndarray) -> _State:
     exact: dict[str, str] = {}
     for e in examples:  # in file order: the user's later lines override built-ins
         exact[_match_key(e.text)] = e.intent
+    tagged = np.array([e.source for e in examples])
+    source_members = {
+        s: rows for s in sorted(set(tagged) - {""}) if len(rows := np.flatnonzero(tagged == s))
+    }
     return _State(
         vectors=vectors,
         labels=labels,
@@ -405,6 +450,11 @@ def _build_state(examples: Sequence[Example], vectors: np.ndarray) -> _State:
         centroids=_normalize(sums),
         members=tuple(np.flatnonzero(labels == i) for i in range(len(LABELS))),
         exact=exact,
+        source_members=source_members,
+        source_centroids={
+            s: _normalize(vectors[rows].sum(axis=0, keepdims=True))[0]
+            for s, rows in source_members.items()
+        },
     )
 
 
@@ -431,6 +481,8 @@ def _with_example(state: _State, example: Example, vector: np.ndarray) -> _State
         centroids=centroids,
         members=tuple(members),
         exact=exact,
+        source_members=state.source_members,
+        source_centroids=state.source_centroids,
     )
 
 

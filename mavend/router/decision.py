@@ -34,14 +34,23 @@ class Stage(enum.IntEnum):
 
 
 class Source(enum.StrEnum):
-    """Where a query's answer lives. UNKNOWN: nobody named one; walk them all."""
+    """Where a query's answer lives: the second half of a query's route, named by the
+    decider that routed it (a grammar's metadata, the LLM's `source` field, the
+    classifier's source head), never guessed from the text afterwards. "" on every
+    other intent. What the query handler does with each is in mavend/handlers/query.py.
+    """
 
-    UNKNOWN = ""
-    FACTS = "facts"
-    NOTES = "notes"
-    REMINDERS = "reminders"
-    CLOCK = "clock"
-    GENERAL = "general"
+    UNKNOWN = ""  # no decider named one: the handler walks its whole chain
+    FACTS = "facts"  # the user's structured state (keys and values, home state)
+    NOTES = "notes"  # what the user asked to be remembered, in free text
+    REMINDERS = "reminders"  # the user's reminders, timers and alarms
+    CLOCK = "clock"  # the time and date here, now
+    GENERAL = "general"  # world knowledge: the LLM's own today, a remote backend later
+
+
+# Sources whose answer is the user's own data: a decider naming one of these marks the
+# question personal (a narrowing judgment: any decider may make it).
+PERSONAL_SOURCES = frozenset({Source.FACTS, Source.NOTES, Source.REMINDERS})
 
 
 @dataclass(frozen=True)
@@ -102,9 +111,18 @@ class Decision:
     slots: Slots = field(default_factory=Slots)
     clarify: Clarify | None = None
     source: Source = Source.UNKNOWN
-    # A stage-0 grammar named the destination by a literal pattern. Only stage 0
-    # sets it: a model's guess must never widen where an answer may come from.
+    # A stage-0 grammar named the destination by a literal pattern ("look it up in
+    # my notes", "search the web for ...") and its grammar marks it `anchored`. Only
+    # the router sets it, only there, and never from `stage`: a grammar match without
+    # a named destination ("set a timer ...") is not anchored. It is what lets a
+    # personal question reach general knowledge; a model's or a softmax's guess must
+    # never widen where an answer may come from.
     source_anchored: bool = False
+    # The question is about the user (queries only): a decider named a personal
+    # source, or the words refer to the speaker or their household. Any judgment may
+    # set it, none may clear it; unless `source_anchored`, a personal question is
+    # answered from the user's own data or not at all, never by general knowledge.
+    personal: bool = False
     # Rebuilt from the previous turn (an ellipsis) rather than routed; set by
     # the daemon's continuation path, never by the router.
     continued: bool = False
@@ -126,6 +144,7 @@ class Decision:
             "slots": self.slots.to_json(),
             "source": str(self.source) or None,
             "source_anchored": self.source_anchored,
+            "personal": self.personal,
             "continued": self.continued,
             "decided_by": self.decided_by,
         }

@@ -1,7 +1,8 @@
 """`mavend eval router FILE.jsonl`: measure the router on labelled utterances.
 
-Rows: {"text", "intent", "confidence"?, "alt_intents"?}; `intent` may be
-"oos" (out of scope: the right answer is to ask). Scoring:
+Rows: {"text", "intent", "confidence"?, "alt_intents"?, "answer_source"?,
+"personal"?}; `intent` may be "oos" (out of scope: the right answer is to ask).
+Scoring:
 - strict accuracy on rows with confidence == "high" (all rows when absent);
 - lenient accuracy on all rows: the intent or any alt_intents counts;
 - a decision that asks which intent was meant (clarify kind "route") is
@@ -9,7 +10,11 @@ Rows: {"text", "intent", "confidence"?, "alt_intents"?}; `intent` may be
   intent (kind "slot": "When should I remind you?") keeps its intent: the
   routing was right, the handler asks for the missing piece;
 - clarify rates on oos and in-scope rows; per-intent precision and recall;
-  a confusion matrix; p50/p95 latency per stage.
+  a confusion matrix; p50/p95 latency per stage;
+- rows with "answer_source" (facts, notes, reminders, clock, general): how often
+  the decision's source is that one, over the rows the router called queries;
+- rows with "personal": true: how many would be answered from general knowledge
+  with nothing stored (the personal boundary's leak rate; lower is better).
 
 `--mode all` runs the baselines side by side in one process: the grammar
 alone (a template-only assistant), the classifier alone, the LLM alone, and
@@ -31,6 +36,7 @@ from pathlib import Path
 from mavend.machine import describe_machine
 from mavend.router.cascade import Router
 from mavend.router.decision import Decision, Intent
+from mavend.router.personal import goes_to_general_knowledge
 from mavend.router.policy import PolicyName
 
 CLARIFY = "clarify"
@@ -48,6 +54,10 @@ class EvalRow:
     confidence: str | None = None
     alt_intents: tuple[str, ...] = ()
     source: str = ""  # "<dataset>:<original label>"; accuracy is also reported per dataset
+    # Our own rows (tests/data/router_source): where a query's answer lives, and
+    # whether the question is about the user. Absent in the external files.
+    answer_source: str = ""
+    personal: bool | None = None
 
     @property
     def strict(self) -> bool:
@@ -71,6 +81,11 @@ class RouterReport:
     llm_errors: int = 0
     per_source: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     errors: list[dict[str, str]] = field(default_factory=list)
+    # answer sources: gold -> predicted, over gold queries the router also called queries
+    answer_sources: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    personal_n: int = 0
+    personal_to_general: int = 0  # personal questions answered from general knowledge
+    personal_leaks: list[str] = field(default_factory=list)
 
     def add(self, row: EvalRow, decision: Decision, stage_ms: dict[str, float]) -> None:
         asks_route = decision.clarify is not None and decision.clarify.kind == "route"
@@ -101,6 +116,16 @@ class RouterReport:
             self.in_scope_clarified += predicted == CLARIFY
         if not lenient and len(self.errors) < 2000:
             self.errors.append({"text": row.text, "expected": row.intent, "got": predicted})
+        self._add_boundary(row, decision, predicted)
+
+    def _add_boundary(self, row: EvalRow, decision: Decision, predicted: str) -> None:
+        if row.answer_source and row.intent == predicted == str(Intent.QUERY):
+            self.answer_sources[row.answer_source][str(decision.source) or "unknown"] += 1
+        if row.personal:
+            self.personal_n += 1
+            if goes_to_general_knowledge(decision):
+                self.personal_to_general += 1
+                self.personal_leaks.append(row.text)
 
     def per_intent(self) -> dict[str, dict[str, float]]:
         labels = sorted({*self.confusion, *(p for c in self.confusion.values() for p in c)})
@@ -139,6 +164,21 @@ class RouterReport:
             "llm_errors": self.llm_errors,
             "per_intent": self.per_intent(),
             "confusion": {k: dict(v) for k, v in sorted(self.confusion.items())},
+            **self._boundary_summary(),
+        }
+
+    def _boundary_summary(self) -> dict[str, object]:
+        """Answer-source accuracy and the personal boundary; only for rows that have them."""
+        n = sum(sum(c.values()) for c in self.answer_sources.values())
+        right = sum(c.get(gold, 0) for gold, c in self.answer_sources.items())
+        return {
+            "answer_source_n": n,
+            "answer_source_accuracy": _ratio(right, n),
+            "answer_source_confusion": {
+                k: dict(v) for k, v in sorted(self.answer_sources.items())
+            },
+            "personal_n": self.personal_n,
+            "personal_to_general_rate": _ratio(self.personal_to_general, self.personal_n),
         }
 
 
@@ -185,6 +225,8 @@ def read_rows(path: Path) -> list[EvalRow]:
                         confidence=raw.get("confidence"),
                         alt_intents=tuple(raw.get("alt_intents") or ()),
                         source=str(raw.get("source") or ""),
+                        answer_source=str(raw.get("answer_source") or ""),
+                        personal=raw.get("personal"),
                     )
                 )
             except (ValueError, KeyError, TypeError) as exc:
@@ -415,6 +457,19 @@ def format_report(s: dict, seconds: float) -> str:
     lines.append("  " + " " * 10 + "".join(f"{c[:8]:>9}" for c in columns))
     for gold, row in s["confusion"].items():
         lines.append(f"  {gold:<10}" + "".join(f"{row.get(c, 0):>9}" for c in columns))
+    if s["answer_source_n"]:
+        lines.append(
+            f"answer source     {s['answer_source_accuracy']:.1%} of {s['answer_source_n']} "
+            "questions the router called queries (rows: expected, got)"
+        )
+        for gold, row in s["answer_source_confusion"].items():
+            got = ", ".join(f"{k} {v}" for k, v in sorted(row.items(), key=lambda kv: -kv[1]))
+            lines.append(f"  {gold:<10}  {got}")
+    if s["personal_n"]:
+        lines.append(
+            f"personal boundary {s['personal_to_general_rate']:.1%} of {s['personal_n']} "
+            "personal questions would be answered from general knowledge"
+        )
     return "\n".join(lines)
 
 

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mavend.router.decision import Intent
+from mavend.router.decision import Intent, Source
 
 __all__ = [
     "LABELS",
@@ -47,6 +47,8 @@ FRAGMENT = "fragment"
 OUT_OF_SCOPE = frozenset({UNSUPPORTED, FRAGMENT})
 # Every label the classifier knows: the intents first, in the enum's order.
 LABELS: tuple[str, ...] = (*(str(i) for i in Intent), UNSUPPORTED, FRAGMENT)
+# The sources a query example may be tagged with (the bank's query rows all are).
+SOURCES: tuple[str, ...] = tuple(s.value for s in Source if s.value)
 
 
 @dataclass(frozen=True)
@@ -55,19 +57,24 @@ class Example:
 
     text: str
     intent: str
+    # query: where the answer lives (a Source value), for the classifier's source head
+    source: str = ""
 
     def __post_init__(self) -> None:
         label = str(self.intent)
         if label not in LABELS:
             raise ValueError(f"unknown label {label!r}; one of {', '.join(LABELS)}")
         object.__setattr__(self, "intent", label)
+        if self.source and (label != "query" or self.source not in SOURCES):
+            raise ValueError(f"source {self.source!r}: only a query has one, one of {SOURCES}")
 
     @property
     def in_scope(self) -> bool:
         return self.intent not in OUT_OF_SCOPE
 
     def to_json(self) -> dict[str, str]:
-        return {"text": self.text, "intent": self.intent}
+        row = {"text": self.text, "intent": self.intent}
+        return row | ({"source": self.source} if self.source else {})
 
 
 def builtin_examples_dir() -> Path:
@@ -145,7 +152,7 @@ def _parse_example(line: str) -> Example:
     text = row["text"]
     if not isinstance(text, str) or not text.strip():
         raise ValueError("text must be a non-empty string")
-    return Example(text=text.strip(), intent=str(row["intent"]))
+    return Example(text=text.strip(), intent=str(row["intent"]), source=str(row.get("source", "")))
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -5,6 +5,11 @@ Templates in `grammars/*.yaml` (hassil's format) name intents
 named after an act's slots take their allowed values from the config, so a
 grammar can never widen what an act accepts; an `act.*` intent whose name is
 not on the allowlist is ignored at load time (and logged).
+
+A `query.*` sentence block may name where the answer lives in its metadata:
+`source` (a `Source` value) and `anchored: true` when the sentence itself names that
+destination ("look it up in my notes", "search the web for ..."). Only such a block
+anchors a decision's source; see `Decision.source_anchored`.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from hassil.intents import SlotList
 
 from mavend.config import ActSpec, ActsSettings
 from mavend.errors import ConfigError
-from mavend.router.decision import Intent
+from mavend.router.decision import Intent, Source
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +41,8 @@ class GrammarMatch:
     name: str  # the part after the dot: an act name, a system command, a reminder kind
     slots: dict[str, str] = field(default_factory=dict)
     text: str = ""  # the normalized text that matched (wake word removed)
+    source: Source = Source.UNKNOWN  # query.* only: from the sentence block's metadata
+    anchored: bool = False  # the sentence names that destination (metadata `anchored`)
 
 
 class CommandGrammar:
@@ -85,7 +92,15 @@ class CommandGrammar:
         slots = {key: str(entity.value).strip() for key, entity in result.entities.items()}
         if kind == Intent.ACT and not self._act_args_valid(name, slots):
             return None
-        return GrammarMatch(intent=Intent(kind), name=name, slots=slots, text=normalized)
+        metadata = result.intent_metadata or {}
+        return GrammarMatch(
+            intent=Intent(kind),
+            name=name,
+            slots=slots,
+            text=normalized,
+            source=Source(metadata.get("source", "")),
+            anchored=metadata.get("anchored") is True,
+        )
 
     def _act_args_valid(self, name: str, slots: dict[str, str]) -> bool:
         act = self._acts.get(name)
@@ -117,6 +132,7 @@ def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
             raise ConfigError(f"grammar file {path}: {exc}") from exc
         for name, body in (doc.get("intents") or {}).items():
             _check_intent_name(path, name, allowed)
+            _check_metadata(path, name, body)
             if name.startswith("act.") and name[4:] not in allowed:
                 log.info("grammar %s: %s is not on the allowlist; ignored", path.name, name)
                 continue
@@ -136,6 +152,28 @@ def _check_intent_name(path: Path, name: str, allowed: set[str]) -> None:
             f"grammar file {path}: intent `{name}` must be named `<intent>.<name>` with "
             f"<intent> one of {[i.value for i in Intent]}"
         )
+
+
+SOURCE_METADATA = frozenset({"source", "anchored"})
+
+
+def _check_metadata(path: Path, name: str, body: object) -> None:
+    """A sentence block's metadata may only name a query's source, and anchor it."""
+    blocks = body.get("data") if isinstance(body, dict) else None
+    for data in blocks or []:
+        metadata = data.get("metadata") if isinstance(data, dict) else None
+        if metadata is None:
+            continue
+        where = f"grammar file {path}: intent `{name}`: metadata"
+        if not isinstance(metadata, dict) or set(metadata) - SOURCE_METADATA:
+            raise ConfigError(f"{where} may only hold {sorted(SOURCE_METADATA)}: {metadata!r}")
+        if not name.startswith(f"{Intent.QUERY}."):
+            raise ConfigError(f"{where}: only query.* intents name a source")
+        values = [s.value for s in Source if s.value]
+        if metadata.get("source") not in values:
+            raise ConfigError(f"{where}: source must be one of {values}")
+        if not isinstance(metadata.get("anchored", False), bool):
+            raise ConfigError(f"{where}: anchored must be true or false")
 
 
 def _act_slot_lists(acts: Iterable[ActSpec]) -> dict[str, SlotList]:

@@ -86,8 +86,11 @@ FIELDS_AFTER: Mapping[Intent, str] = {
     Intent.ACT: '", "fn": "',
     Intent.REMINDER: '", "time": "',
     Intent.FACT: '", "key": "',
+    Intent.QUERY: '", "source": "',
 }
-PLAIN_INTENTS = (Intent.NOTE, Intent.QUERY, Intent.CHAT, Intent.SYSTEM)
+PLAIN_INTENTS = (Intent.NOTE, Intent.CHAT, Intent.SYSTEM)
+# A query's source: one of prompt.SOURCE_WORDS and the end of the object.
+SOURCE_ROOT = "query-rest"
 # Fixed text between two free fields. The decoder appends it to the prompt (one
 # batched eval) instead of sampling it token by token: ~5 forced tokens cost
 # ~50 ms that way against ~45 ms each as decode steps on two cores.
@@ -142,6 +145,7 @@ class LlmRoute:
     key: str  # fact key, snake_case
     value: str  # fact value as spoken
     text: str  # what to remind about (reminder); "" otherwise: use the utterance
+    source: str  # query: a Source value, "" when the model said "unknown" (or not a query)
     raw: str  # the JSON the model wrote, pre-fill included
     latency_ms: float
     # Every intent's probability, most likely first: candidates for a clarify question.
@@ -265,7 +269,8 @@ def build_gbnf(
         {"intent": "act", "fn": "none"}                  nothing on the list fits
         {"intent": "reminder", "time": "in ten minutes", "text": "check the oven"}
         {"intent": "fact", "key": "water", "value": "a glass"}
-        {"intent": "note"} / query / chat / system        the text is the utterance
+        {"intent": "query", "source": "notes"}           where the answer lives
+        {"intent": "note"} / chat / system                the text is the utterance
 
     `fn` is one of the allowlisted names or "none" (`prompt.no_fn`: another
     word if an act is called "none"), so an act that is not on the list
@@ -291,6 +296,8 @@ def build_gbnf(
         f"intent-body ::= {heads} | plain-rest",
         f'plain-rest ::= ({plain}) "\\"}}"',
         f"act-rest ::= {acts_alts}",
+        "query-rest ::= ("
+        + " | ".join(gbnf_literal(w) for w in prompt.SOURCE_WORDS) + ') "\\"}"',
         *(rule for i, act in enumerate(acts.allow) for rule in _act_rules(act, i)),
         f'reminder-rest ::= time-chars {text_sep} text-chars "\\"}}"',
         f'fact-rest ::= fact-key {value_sep} value-chars "\\"}}"',
@@ -437,6 +444,7 @@ class _Parsed:
     key: str = ""
     value: str = ""
     text: str = ""
+    source: str = ""
 
 
 def parse_answer(raw: str, acts: ActsSettings) -> _Parsed:
@@ -464,6 +472,11 @@ def parse_answer(raw: str, acts: ActsSettings) -> _Parsed:
                        text=strings.get("text", "").strip())
     if intent is Intent.FACT:
         return _Parsed(intent, key=strings.get("key", ""), value=strings.get("value", "").strip())
+    if intent is Intent.QUERY:
+        source = strings.get("source", prompt.UNKNOWN_SOURCE)
+        if source not in prompt.SOURCE_WORDS:
+            raise LlmOutputError(f"unknown source {source!r}")
+        return _Parsed(intent, source="" if source == prompt.UNKNOWN_SOURCE else source)
     return _Parsed(intent)
 
 
@@ -594,7 +607,7 @@ class LlmRouter:
         # Fields are decoded in phases (see `Phase`). Reminder and fact copy
         # spans of the utterance, so their grammars are built per turn (well
         # under a millisecond); the act phases are fixed and parsed here.
-        roots = [act_choice_root(acts)] + [
+        roots = [act_choice_root(acts), SOURCE_ROOT] + [
             phase.root for i, act in enumerate(acts.allow) for phase in slot_phases(act, i)
         ]
         for root in roots:
@@ -755,7 +768,7 @@ class LlmRouter:
         return LlmRoute(
             intent=intent, confidence=scores[intent], fn=parsed.fn, args=parsed.args,
             time_phrase=parsed.time_phrase, key=parsed.key, value=parsed.value,
-            text=parsed.text, raw=raw, latency_ms=0.0, alternatives=ranked,
+            text=parsed.text, source=parsed.source, raw=raw, latency_ms=0.0, alternatives=ranked,
             evaluated_tokens=evaluated + cursor.evaluated, decoded_tokens=cursor.steps,
         )
 
@@ -772,6 +785,8 @@ class LlmRouter:
             for phase in slot_phases(spec, index) if spec is not None else ():
                 out += self._phase(cursor, phase.literal, self._fixed[phase.root], deadline)
             return out
+        if intent is Intent.QUERY:
+            return self._phase(cursor, "", self._fixed[SOURCE_ROOT], deadline)
         gbnf = build_gbnf(self._acts, words=span_words(text))
         out = ""
         for phase in FIELD_PHASES[intent]:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
-from mavend.router.decision import Intent
+from mavend.router.decision import Intent, Source
 
 SYSTEM_TEXT = """\
 You route the transcribed speech of the owner of a private voice assistant. \
@@ -39,8 +39,11 @@ or something they just did, to be logged: "I drank a glass of water", "slept six
 Give a short snake_case "key" and the "value" as said.
 - {note}: the owner asks you to keep a piece of information to recall later, \
 with no action and no time: "remember that the spare key is under the blue pot".
-- {query}: a question that wants information: from what was logged or noted, the clock, \
-or general knowledge.
+- {query}: a question that wants information. Set "source" to where the answer lives: \
+"facts" (what the owner logged about themselves or their home), "notes" (what they asked \
+you to remember), "reminders" (their reminders, timers, alarms, calendar), "clock" (the \
+time or date now), "general" (knowledge about the world, not about the owner), \
+or "unknown".
 - {chat}: conversation with no task: greetings, thanks, small talk, questions about you, \
 opinions, jokes.
 - {system}: control of this voice assistant itself, never of the computer: \
@@ -65,6 +68,9 @@ CHAT_SYSTEM_TEXT = (
 # pre-fill decides the intent (mavend.router.llm), so every label must start
 # with a different letter.
 LABELS: dict[Intent, str] = {intent: str(intent) for intent in Intent}
+# The words a query's "source" may take: the Source values, and this one for none.
+UNKNOWN_SOURCE = "unknown"
+SOURCE_WORDS: tuple[str, ...] = (*(s.value for s in Source if s.value), UNKNOWN_SOURCE)
 
 
 def intent_of(label: object) -> Intent | None:
@@ -92,6 +98,7 @@ class Example:
     text: str = ""
     key: str = ""
     value: str = ""
+    source: str = ""  # query: where the answer lives
 
 
 # Written for mavend. The act examples use the default allowlist; an example
@@ -124,11 +131,12 @@ EXAMPLES: tuple[Example, ...] = (
     Example("keep in mind that the bike lock code is 4417", Intent.NOTE),
     Example("note that Marta prefers tulips to roses", Intent.NOTE),
     Example("save a note: the plumber's number is on the fridge magnet", Intent.NOTE),
-    Example("how many cups of coffee did I have yesterday", Intent.QUERY),
-    Example("where did I say the spare charger was", Intent.QUERY),
-    Example("how far away is the moon", Intent.QUERY),
-    Example("what's the tallest mountain in africa", Intent.QUERY),
-    Example("сколько сейчас времени", Intent.QUERY),
+    Example("how many cups of coffee did I have yesterday", Intent.QUERY, source="facts"),
+    Example("where did I say the spare charger was", Intent.QUERY, source="notes"),
+    Example("anything set for the morning", Intent.QUERY, source="reminders"),
+    Example("how far away is the moon", Intent.QUERY, source="general"),
+    Example("what's the tallest mountain in africa", Intent.QUERY, source="general"),
+    Example("сколько сейчас времени", Intent.QUERY, source="clock"),
     Example("hey, how's your evening going", Intent.CHAT),
     Example("that was really helpful, cheers", Intent.CHAT),
     Example("do you like rainy days", Intent.CHAT),
@@ -150,12 +158,13 @@ def render_answer(
     text: str = "",
     key: str = "",
     value: str = "",
+    source: str = "",
 ) -> str:
     """The router's JSON answer, byte for byte as the grammar writes it.
 
     Each intent carries only the fields it uses, so a turn decodes as few
-    tokens as possible: note/query/chat/system are just {"intent": ...}; the
-    cascade takes their text from the utterance itself.
+    tokens as possible: a query names its source; note/chat/system are just
+    {"intent": ...}; the cascade takes their text from the utterance itself.
     """
     head = f'{{"intent": "{LABELS[intent]}"'
     if intent is Intent.ACT:
@@ -170,6 +179,8 @@ def render_answer(
         return f'{head}, "time": {_js(time)}, "text": {_js(text)}}}'
     if intent is Intent.FACT:
         return f'{head}, "key": {_js(key)}, "value": {_js(value)}}}'
+    if intent is Intent.QUERY:
+        return f'{head}, "source": {_js(source or UNKNOWN_SOURCE)}}}'
     return head + "}"
 
 
@@ -236,7 +247,7 @@ def example_answer(example: Example, acts: ActsSettings) -> str:
         args = {name: example.args.get(name) for name in spec.slots}
     return render_answer(
         example.intent, none=no_fn(acts), fn=example.fn, args=args, time=example.time,
-        text=example.text, key=example.key, value=example.value,
+        text=example.text, key=example.key, value=example.value, source=example.source,
     )
 
 

@@ -1,0 +1,142 @@
+"""The personal boundary: a question about the user is answered from their own data,
+or not at all; it reaches general knowledge only when a grammar anchored that.
+
+General knowledge is one seam in the handlers (`QueryHandler._general_knowledge`, and
+the chat reply): the LLM's own knowledge today, a remote backend (issue 16) later. The
+`ScriptedChat` here stands in that seam and records every question that reaches it,
+whichever backend would answer; the boundary is decided before it, so the same holds
+for any backend behind it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mavend.config import Settings
+from mavend.router.classifier import CentroidClassifier
+from mavend.router.decision import Intent, Source
+from mavend.router.embedder import UseEmbedder
+from mavend.router.personal import goes_to_general_knowledge
+from mavend.store import Store
+from tests.conftest import require_model
+from tests.scripted import Route, ScriptedLlm
+from tests.state_kit import ScriptedChat, kit_router, kit_settings, make_assistant, real_clock
+
+DONT_KNOW = "I don't know: I have nothing stored about that."
+BOUNDARY_FILE = Path(__file__).parent / "data" / "router_source" / "personal_boundary.jsonl"
+
+
+class AlwaysGeneral(ScriptedLlm):
+    """A hostile (or simply wrong) LLM: every utterance is a general-knowledge query."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+    def route(self, utterance: str, *, context: str = "") -> Route:
+        self.calls.append(utterance)
+        return Route(Intent.QUERY, 0.99, source="general")
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return kit_settings(tmp_path)
+
+
+def asked(chat: ScriptedChat) -> list[str]:
+    return [call[-1]["content"] for call in chat.calls]
+
+
+def test_a_models_general_does_not_send_a_question_about_the_user_out(settings) -> None:
+    chat = ScriptedChat()
+    assistant = make_assistant(settings, llm=AlwaysGeneral(), chat=chat)
+    for question in ("what's my locker code", "where did we leave our passports"):
+        reply = assistant.handle_text(question).reply
+        assert reply.text == DONT_KNOW, question
+    assert asked(chat) == []
+
+
+def test_the_users_own_data_answers_whatever_the_model_said(settings) -> None:
+    chat = ScriptedChat()
+    assistant = make_assistant(settings, llm=ScriptedLlm({
+        "remember that my locker code is 4417": Route(Intent.NOTE),
+        "what's my locker code": Route(Intent.QUERY, 0.99, source="general"),
+    }), chat=chat)
+    assistant.handle_text("remember that my locker code is 4417")
+    reply = assistant.handle_text("what's my locker code").reply
+    # Answered from the note (the local model may phrase it, grounded on the note: that
+    # is not general knowledge, and the note is what it is shown).
+    assert "4417" in reply.text and reply.data["recalled"] == ["note:1"]
+
+
+def test_only_a_grammar_anchor_opens_general_knowledge_to_a_personal_question(
+    settings,
+) -> None:
+    chat = ScriptedChat(answers=["It opens at nine."])
+    assistant = make_assistant(settings, llm=ScriptedLlm({}), chat=chat)
+    turn = assistant.handle_text("search the web for my dentist's opening hours")
+    assert turn.decision.source_anchored and turn.decision.personal
+    assert turn.reply.text == "It opens at nine."
+    assert asked(chat) == ["my dentist's opening hours"]
+
+
+def test_a_question_about_the_world_still_gets_an_answer(settings) -> None:
+    chat = ScriptedChat(answers=["About 384,000 km."])
+    question = "how far away is the moon"
+    llm = ScriptedLlm({question: Route(Intent.QUERY, 0.95, source="general")})
+    assistant = make_assistant(settings, llm=llm, chat=chat)
+    turn = assistant.handle_text(question)
+    assert not turn.decision.personal and turn.decision.source == Source.GENERAL
+    assert turn.reply.text == "About 384,000 km." and asked(chat) == [question]
+
+
+@pytest.mark.parametrize("source", ["facts", "notes"])
+def test_a_personal_source_with_nothing_stored_is_i_dont_know(settings, source: str) -> None:
+    chat = ScriptedChat()
+    question = "when was the boiler last serviced"
+    llm = ScriptedLlm({question: Route(Intent.QUERY, 0.95, source=source)})
+    assistant = make_assistant(settings, llm=llm, chat=chat)
+    assert assistant.handle_text(question).reply.text == DONT_KNOW
+    assert asked(chat) == []
+
+
+@pytest.mark.models
+def test_personal_questions_phrased_every_way_stay_home(settings, tmp_path: Path) -> None:
+    """150 personal questions of our own, most with no "my" or "our" in them, through
+    the real classifier. A model that calls everything general clears no question the
+    classifier judged personal, and few questions reach general knowledge at all."""
+    questions = [
+        json.loads(line)["text"] for line in BOUNDARY_FILE.read_text("utf-8").splitlines()
+    ]
+    assert len(questions) >= 150
+    classifier = CentroidClassifier.load(
+        UseEmbedder(require_model("use-multilingual-int8")), cache_dir=tmp_path
+    )
+    alone = kit_router(settings, real_clock(), classifier=classifier)
+    hostile = kit_router(settings, real_clock(), llm=AlwaysGeneral(), classifier=classifier)
+    decisions = {q: (alone.route(q), hostile.route(q)) for q in questions}
+    cleared = [q for q, (a, h) in decisions.items() if a.personal and not h.personal]
+    assert cleared == [], "a model's 'general' cleared the personal judgment"
+    leaks_alone = {q for q, (a, _) in decisions.items() if goes_to_general_knowledge(a)}
+    leaks_hostile = {q for q, (_, h) in decisions.items() if goes_to_general_knowledge(h)}
+    print(f"personal boundary: {len(leaks_alone)} of {len(questions)} reach general "
+          f"knowledge (classifier), {len(leaks_hostile)} with an LLM that says general")
+    # Measured 18 and 19 of 150 (GENERAL_MARGIN 0.04, USE int8): the one more is a
+    # question the classifier declined and the LLM's vote made a query that nobody
+    # judged personal. More than 15 % is a regression.
+    assert len(leaks_alone) <= 0.15 * len(questions), sorted(leaks_alone)
+    assert len(leaks_hostile) <= 0.15 * len(questions), sorted(leaks_hostile)
+
+    # And end to end, each question on its own empty store (a question the router
+    # stores as a note would otherwise ground a later one): the handlers send none of
+    # the caught ones to the seam.
+    chat = ScriptedChat()
+    for number, question in enumerate(questions):
+        own = kit_settings(tmp_path / f"q{number}")
+        assistant = make_assistant(
+            own, llm=AlwaysGeneral(), classifier=classifier, chat=chat, store=Store.open(own)
+        )
+        assistant.handle_text(question)
+    assert set(asked(chat)) <= leaks_hostile
