@@ -136,7 +136,6 @@ class Assistant:
                 intent=Intent.REMINDER,
                 confidence=1.0,
                 slots=Slots(text=said),
-                source_anchored=True,
                 decided_by="reminder-command",
             )
             return decision, self.handler.command(command)

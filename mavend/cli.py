@@ -11,14 +11,18 @@ import contextlib
 import json
 import logging
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mavend import __version__
 from mavend.config import Settings, load_settings
 from mavend.errors import MavendError, UsageError
 from mavend.logs import setup_logging
+
+if TYPE_CHECKING:
+    from mavend.memory.preview import RouteView
 
 log = logging.getLogger("mavend")
 
@@ -158,19 +162,39 @@ def cmd_route(args: argparse.Namespace) -> int:
 
         with _unless_unavailable():
             answer = dbus_client.route(" ".join(args.text))
-            print(
-                json.dumps(answer, ensure_ascii=False) if args.json else describe_decision(answer)
-            )
+            print(json.dumps(answer, ensure_ascii=False) if args.json else describe_route(answer))
             return 0
     tz = user_timezone(settings.reminders.timezone)
     clock = fixed_clock(_parse_now(args.now), tz) if args.now else system_clock(tz)
     router = build_router(settings, clock=clock, use_llm=False if args.no_llm else None)
-    decision = router.route(" ".join(args.text))
-    if args.json:
-        print(decision.to_json_line())
-    else:
-        print(describe_decision(decision.to_json()))
+    view = _route_view(settings, router, clock, " ".join(args.text))
+    print(view.to_json_line() if args.json else describe_route(view.to_json()))
     return 0
+
+
+def _route_view(
+    settings: Settings, router: Any, clock: Callable[[], datetime], text: str
+) -> RouteView:
+    """The router's decision and what memory would change, from the database and scope
+    `mavend say` uses. Read-only; with no database yet (or memory off), the router alone."""
+    from mavend.errors import StorageError
+    from mavend.memory import Memory
+    from mavend.memory.preview import RouteView
+    from mavend.store import Store
+
+    # Opening a missing database would create it: `route` has no side effects.
+    if not settings.memory.enabled or not settings.storage.database_path().exists():
+        return RouteView(router.route(text))
+    try:
+        store = Store.open(settings)
+    except StorageError as exc:
+        log.warning("routing without memory: %s", exc)
+        return RouteView(router.route(text))
+    try:
+        memory = Memory(settings.memory, store, acts=settings.acts, clock=clock)
+        return memory.route_view(router, text)
+    finally:
+        store.close()
 
 
 def _parse_now(value: str) -> datetime:
@@ -192,6 +216,13 @@ def describe_decision(d: dict) -> str:
     if d["source"]:
         lines.append(f"source:     {d['source']}{' (anchored)' if d['source_anchored'] else ''}")
     return "\n".join(lines)
+
+
+def describe_route(answer: dict) -> str:
+    """`mavend route` for people: the decision, then what memory changes about it."""
+    from mavend.memory.preview import describe_memory
+
+    return describe_decision(answer) + "\n" + describe_memory(answer.get("memory"))
 
 
 def cmd_say(args: argparse.Namespace) -> int:

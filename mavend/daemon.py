@@ -41,6 +41,7 @@ from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.errors import MavendError
 from mavend.handlers import Outcome
+from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
 from mavend.sdnotify import SystemdNotifier
@@ -341,9 +342,11 @@ class Daemon:
         # The caller (`mavend say`, a script) shows the reply itself: no pop-up.
         return await self.submit_text(text, notify=False)
 
-    async def route(self, text: str) -> Any:
+    async def route(self, text: str) -> RouteView:
+        # The turn's own memory and router: the preview is what a turn would do. Read-only.
         router = self._need(self.router)
-        return await asyncio.to_thread(router.route, text)
+        assistant = self._need(self.assistant)
+        return await asyncio.to_thread(assistant.memory.route_view, router, text)
 
     async def list_reminders(self) -> list[Reminder]:
         scheduler = self._need(self.scheduler)

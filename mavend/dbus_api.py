@@ -4,7 +4,7 @@ The daemon exports one object, `/org/mavend/Assistant1`, with one interface,
 `org.mavend.Assistant1`, under the well-known name `org.mavend.Assistant1`:
 
     methods     Say(s text) -> s reply          SayJson(s text) -> s turn_json
-                Route(s text) -> s decision_json
+                Route(s text) -> s decision_json (+ "memory": what memory would change)
                 ListReminders() -> s json_array
                 CancelReminder(x id) -> b       CancelReminderJson(x id) -> s reminder_json
                 Pause()  Resume()
@@ -68,12 +68,18 @@ CONNECT_TIMEOUT_S = 5.0
 T = TypeVar("T")
 
 
+class Routed(Protocol):
+    """A routing answer: a router Decision, or a decision with memory's preview."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 class Controller(Protocol):
     """What the API drives; the daemon implements it."""
 
     async def say(self, text: str) -> Turn: ...
 
-    async def route(self, text: str) -> RouterDecision: ...
+    async def route(self, text: str) -> Routed: ...  # read-only
 
     async def list_reminders(self) -> list[Reminder]: ...
 
@@ -144,8 +150,11 @@ class AssistantInterface(ServiceInterface):
 
     @method()
     async def Route(self, text: "s") -> "s":
-        decision = await self._run("Route", self.controller.route(self._text(text)))
-        return _dumps(decision.to_json())
+        routed = await self._run("Route", self.controller.route(self._text(text)))
+        payload = routed.to_json()
+        # Always present, as in `mavend route --json`: null when nothing learned applies.
+        payload.setdefault("memory", None)
+        return _dumps(payload)
 
     @method()
     async def ListReminders(self) -> "s":

@@ -18,6 +18,7 @@ from mavend.assistant import Assistant
 from mavend.cli import main
 from mavend.config import ActSlot, ActSpec, ActsSettings, MemorySettings, Settings
 from mavend.memory.dialogue import parse_clarify_answer, parse_correction
+from mavend.memory.habits import HabitMatch, recall
 from mavend.memory.records import MemoryTable
 from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
 from mavend.memory.text import sanitize, similar
@@ -429,6 +430,104 @@ def test_a_clarifying_phrasing_is_settled_by_habit_after_confirmations(tmp_path:
     # A fragment is never settled, whatever was learned.
     um = a.handle_text("um")
     assert um.decision is not None and um.decision.clarify is not None
+
+
+def _note_habit(a: Assistant) -> HabitMatch:
+    """The note habit as a turn saying "jot down tea" would recall it."""
+    found = recall("jot down tea", a.memory.table.habits("owner", 100), trusted_confidence=0.7)
+    (note,) = [m for m in found if m.intent == Intent.NOTE]
+    return note
+
+
+def test_a_habit_cannot_grow_from_its_own_decisions(tmp_path: Path) -> None:
+    weak = Classified(
+        Intent.NOTE, 0.6, {**dict.fromkeys(Intent, 0.3), Intent.NOTE: 0.6, Intent.FACT: 0.5}
+    )
+    clf = ScriptedClassifier(
+        {"jot down cheese": weak, "jot down coffee": Classified(Intent.NOTE, 0.9)}, LOW
+    )
+    a = assistant(settings_for(tmp_path, habit_min_support=2), classifier=clf)
+    for item in ("milk", "eggs"):
+        a.handle_text(f"jot down {item}")  # asked
+        assert a.handle_text("take a note").reply.outcome == "done"  # the user's word
+    before = _note_habit(a)
+    assert (len(before.examples), before.confirmed, before.backed) == (2, 2, 2)
+    # Settled by the habit: the router itself asked, so there is no judgment to write.
+    for item in ("butter", "bread", "rice"):
+        turn = a.handle_text(f"jot down {item}")
+        assert turn.decision is not None and turn.decision.decided_by == "habit"
+        assert turn.reply.outcome == "done"
+    after = _note_habit(a)
+    assert len(after.examples) == 2 and after.support == pytest.approx(before.support)
+    assert (after.confirmed, after.backed) == (2, 2)
+    # A weak judgment the habit boosts is written at the router's own 0.6, not the
+    # boosted 0.75: it adds its evidence, but does not back the habit.
+    boosted = a.handle_text("jot down cheese")
+    assert boosted.decision is not None and boosted.decision.decided_by == "classifier+habit"
+    assert boosted.decision.confidence == pytest.approx(0.75)
+    # A confident judgment that agrees counts: written as the router made it.
+    sure = a.handle_text("jot down coffee")
+    assert sure.decision is not None and sure.decision.decided_by == "classifier+habit"
+    routed = [r for r in memory_rows(a) if r["source"] == "routed"]
+    assert [(r["utterance"], r["confidence"]) for r in routed] == [
+        ("jot down cheese", pytest.approx(0.6)),
+        ("jot down coffee", pytest.approx(0.9)),
+    ]
+    grown = _note_habit(a)
+    assert (len(grown.examples), grown.confirmed, grown.backed) == (4, 2, 3)
+    # Forget the user's two records: nothing memory decided keeps the habit alive,
+    # and the router's own judgments never settle a question by themselves.
+    for row in memory_rows(a):
+        if row["source"] == "confirmed":
+            a.memory.table.delete(row["id"])
+    asked = a.handle_text("jot down tea")
+    assert asked.decision is not None and asked.decision.clarify is not None
+    assert asked.decision.decided_by != "habit"
+
+
+def test_only_the_users_word_settles_a_question(tmp_path: Path) -> None:
+    clf = ScriptedClassifier({"jot down soap": Classified(Intent.NOTE, 0.6)}, LOW)
+    a = assistant(settings_for(tmp_path, habit_min_support=2), classifier=clf)
+    for item in ("milk", "eggs", "bread"):  # the router's own confident judgments
+        a.memory.table.add_habit(
+            scope="owner",
+            utterance=f"jot down {item}",
+            intent="note",
+            fn="",
+            args={},
+            confidence=0.95,
+            source="routed",
+            now=NOW,
+            keep=100,
+        )
+    asked = a.handle_text("jot down butter")
+    assert asked.decision is not None and asked.decision.clarify is not None
+    # ...they still strengthen a decision of the same intent (the route is unchanged).
+    boosted = a.handle_text("jot down soap")
+    assert boosted.decision is not None and boosted.decision.intent == Intent.NOTE
+    assert boosted.decision.decided_by == "classifier+habit"
+    # Two answers from the user, and the same phrasing is settled.
+    for item in ("rice", "salt"):
+        a.handle_text(f"jot down {item}")
+        a.handle_text("take a note")
+    settled = a.handle_text("jot down butter")
+    assert settled.decision is not None and settled.decision.decided_by == "habit"
+
+
+def test_a_repaired_turn_writes_no_habit(tmp_path: Path) -> None:
+    a = assistant(settings_for(tmp_path), classifier=note_reminder_classifier())
+    a.handle_text("remember to call mom at five")  # a note: the router's own judgment
+    a.handle_text("no, I meant set a reminder")
+    rows = [(r["intent"], r["source"]) for r in memory_rows(a) if r["kind"] == "habit"]
+    assert rows == [("reminder", "corrected")]  # the wrong note habit was deleted
+    for _ in range(3):
+        again = a.handle_text("remember to call mom at five")
+        assert again.decision is not None and again.decision.decided_by == "repair"
+    # The repair counts its own successes; habits are left as the user's word made them.
+    rows = [(r["intent"], r["source"]) for r in memory_rows(a) if r["kind"] == "habit"]
+    assert rows == [("reminder", "corrected")]
+    (repair,) = MemoryTable(a.store).repairs("owner")
+    assert repair.successes >= 3
 
 
 def test_one_confirmation_is_not_yet_a_habit(tmp_path: Path) -> None:

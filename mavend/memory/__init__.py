@@ -7,6 +7,7 @@
              class) -> the route and slots the user's correction showed; applied
              the next time the signature appears (proposed, for a destructive act)
     recall   a small sanitized block of both for the LLM's per-turn prompt
+    preview  what memory would change about a turn, read-only (`mavend route`)
 
 `Memory` is the one entry point (`Assistant` wires it around each turn);
 `mavend memory list|forget` shows and deletes what was learned. With
@@ -15,5 +16,6 @@ is recalled.
 """
 
 from mavend.memory.engine import Memory, Plan
+from mavend.memory.preview import MemoryPreview, RouteView
 
-__all__ = ["Memory", "Plan"]
+__all__ = ["Memory", "MemoryPreview", "Plan", "RouteView"]

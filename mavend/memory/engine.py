@@ -3,8 +3,11 @@
     plan(router, utterance)  before the handler: is this a reply to the last turn
                              (a correction, a clarify answer)? else route, then
                              apply a repair for the signature, else merge habits
-    observe(plan, reply)     after the handler: write the judged intent, store or
-                             credit a repair, teach the classifier, remember the turn
+    observe(plan, reply)     after the handler: write the router's own judgment (never
+                             memory's), store or credit a repair, teach the classifier,
+                             remember the turn
+    route_view(router, u)    read-only: the router's decision, and what memory would
+                             change about it (`mavend route`, D-Bus Route)
 
 State that spans turns (the previous turn, for "no, I meant ...") lives in the
 session table, so it spans processes like the rest (`mavend say` twice works).
@@ -23,6 +26,7 @@ from typing import Any
 
 from mavend.config import ActsSettings, MemorySettings
 from mavend.memory import dialogue, habits
+from mavend.memory.preview import MemoryPreview, RouteView, preview_of
 from mavend.memory.recall_block import BlockLimits, build_block
 from mavend.memory.records import (
     CONFIRMED,
@@ -106,6 +110,10 @@ class Plan:
     route: str = ""  # routed: the router's own route (before any repair)
     pattern: str = ""
     repair: Repair | None = None  # routed: the repair applied
+    # routed: the router's own decision, before any repair or habit touched it (the
+    # seed's raw intent-layer judgment: what a habit record is made of)
+    raw: Decision | None = None
+    habit: habits.Verdict | None = None  # routed: the habit verdict applied
     previous: LastTurn | None = None  # correction / answer: the turn it repairs
     context: str = ""  # the recall block the LLM saw
     router: Any = field(default=None, compare=False, repr=False)
@@ -183,7 +191,16 @@ class Memory:
         asks = decision.clarify is not None and decision.clarify.kind == "route"
         route = route_of(str(decision.intent), decision.slots.fn, clarify=asks)
         pattern = pattern_of(said)
-        plan = Plan(said, decision, ROUTED_PLAN, route, pattern, context=context, router=router)
+        plan = Plan(
+            said,
+            decision,
+            ROUTED_PLAN,
+            route,
+            pattern,
+            raw=decision,
+            context=context,
+            router=router,
+        )
         if not content_words(said):
             return plan  # "um": nothing to recall for it
         # A repair is the user's own word about this very pattern, so it applies even
@@ -225,13 +242,37 @@ class Memory:
                 confidence=verdict.confidence,
                 decided_by=by,
             )
-            return replace(plan, decision=settled)
+            return replace(plan, decision=settled, habit=verdict)
         boosted = replace(
             decision,
             confidence=verdict.confidence,
             decided_by=f"{decision.decided_by}+habit",
         )
-        return replace(plan, decision=boosted)
+        return replace(plan, decision=boosted, habit=verdict)
+
+    # read-only: what memory would change ------------------------------------------
+    def route_view(self, router: Any, said: str) -> RouteView:
+        """The router's own decision for `said`, and what memory would change about it.
+
+        Writes nothing: no record, no repair credit, no session state, no classifier
+        example (a plan writes only in `observe`; the credit in `_plan` is skipped here).
+        `said` is routed as a fresh turn, not as a reply to the previous one.
+        """
+        if not self.enabled:
+            return RouteView(router.route(said))
+        try:
+            plan = self._route(router, said)
+            # With an LLM the plan's own routing saw the recall block: route once more
+            # without it for the router alone.
+            without = router.route(said) if plan.context else (plan.raw or plan.decision)
+            return RouteView(without, preview_of(plan, without))
+        except Exception:  # memory must never cost a routing
+            log.exception("memory preview failed; routing without it")
+            return RouteView(router.route(said))
+
+    def preview(self, router: Any, said: str) -> MemoryPreview | None:
+        """What memory would change about `said` (None: off, or nothing applies). Read-only."""
+        return self.route_view(router, said).memory
 
     def _reply_to(self, router: Any, said: str, last: LastTurn) -> Plan | None:
         """A correction of, or an answer to, the previous turn; None when it is neither."""
@@ -361,8 +402,9 @@ class Memory:
                     self._credit(plan.repair.name, success=False)
                 else:
                     repair_name, applied = plan.repair.name, True
-            if _is_task(decision) and outcome not in FAILURE:
-                habit_id = self._add_habit(utterance, decision, decision.confidence, ROUTED, now)
+            judged = _judgment(plan)
+            if judged is not None and outcome not in FAILURE:
+                habit_id = self._add_habit(utterance, judged, judged.confidence, ROUTED, now)
         else:
             prev = plan.previous
             utterance, route, pattern = prev.utterance, prev.route, prev.pattern
@@ -501,6 +543,25 @@ def _hint_args(acts: ActsSettings, fn: str, args: dict[str, str], utterance: str
         for name, value in args.items()
         if name in spec.slots and not (spec.slots[name].type == "int" and said_number)
     }
+
+
+def _judgment(plan: Plan) -> Decision | None:
+    """The habit record a routed turn writes: the router's own judgment, never memory's.
+
+    What memory decided is not evidence for memory: a habit-settled turn written back
+    would add support to the habit that settled it, and a boosted one would be stored
+    at the boosted confidence. So the raw decision is written, at the router's own
+    confidence, and only where memory left its route alone. Where a repair or a habit
+    replaced the route, nothing is: the raw route there is a question, no task, or a
+    meaning the user's own correction already contradicted for this phrasing (written
+    back, it would count against that correction); the repair keeps its own count.
+    """
+    raw = plan.raw or plan.decision
+    if plan.repair is not None or not _is_task(raw):
+        return None
+    if (raw.intent, raw.slots.fn) != (plan.decision.intent, plan.decision.slots.fn):
+        return None
+    return raw
 
 
 def _is_task(decision: Decision) -> bool:

@@ -1,20 +1,28 @@
 """The habit layer: learned phrasings settle what the cascade could not.
 
-After each routed turn the judged intent is written back (`records.Habit`);
-on a later turn the records whose words overlap the utterance are recalled
-and summed per (intent, fn). `merge` then applies the seed's conservative
+Records (`records.Habit`) come from two places. After a routed turn the
+router's own judgment is written back (source "routed", at the router's own
+confidence), and only where memory left its route alone: what a habit or a
+repair decided is never written, so a habit cannot grow from its own
+decisions. And the user's word: an answer to the router's question
+("confirmed") or a correction ("corrected"), at confidence 1.0.
+
+On a later turn the records whose words overlap the utterance are recalled
+and summed per (intent, fn). `verdict` then applies the seed's conservative
 rules:
 
 - a clear decision of another intent stands: a habit never overrides it, and
   no habit says "chat", so none can turn a task into no task;
 - a question the router asked about the intent (clarify "route") is settled
-  by a habit backed by at least `min_support` user-confirmed records, at the
+  by a habit with at least `min_support` matching records from the user's
+  word (confirmed or corrected; routed records never settle anything), at the
   bounded `habit_confidence` (a fragment such as "um" is never settled);
 - a weak chat decision (no task found) is woken the same way; a weak decision
   of another intent only by a phrasing the user explicitly corrected before;
-- a decision of the same intent is strengthened (confidence +0.05, capped),
-  and an act with no function found takes the habit's (re-checked against
-  the allowlist by the slot extractor).
+- a decision of the same intent is strengthened (confidence +0.05, capped)
+  when one matching record is the user's word or a routed judgment made at
+  `habit_confidence` or more, and an act with no function found takes the
+  habit's (re-checked against the allowlist by the slot extractor).
 
 Missing or unreadable data means no habit: the cascade's decision stands.
 """
@@ -28,8 +36,7 @@ from mavend.memory.records import CORRECTED, Habit
 from mavend.memory.text import content_words, similar
 from mavend.router.decision import Decision, Intent
 
-# A routed (not user-confirmed) record counts toward support only when the
-# router itself was at least this sure of it.
+# Added to a same-intent decision's confidence by a habit that backs it.
 BOOST = 0.05
 # The runner-up's support above this share of the winner's: too close to call.
 AMBIGUOUS_SHARE = 0.5
@@ -41,7 +48,8 @@ class HabitMatch:
     fn: str
     args: dict[str, str]
     support: float  # summed similarity-weighted evidence
-    backed: int  # user-confirmed (or confident routed) records among the matches
+    backed: int  # the user's records, or routed ones at trusted confidence: may boost
+    confirmed: int  # records from the user's word (confirmed or corrected): may settle
     corrected: int  # records the user's own correction wrote ("no, I meant ...")
     examples: tuple[Habit, ...]  # the matching records, best first
 
@@ -73,6 +81,7 @@ def recall(
         found.sort(key=lambda item: (-item[0], -item[1].id))
         support = sum(s * (1.0 if h.user_backed else h.confidence) for s, h in found)
         backed = sum(1 for _, h in found if h.user_backed or h.confidence >= trusted_confidence)
+        confirmed = sum(1 for _, h in found if h.user_backed)
         corrected = sum(1 for _, h in found if h.source == CORRECTED)
         try:
             named = Intent(intent)
@@ -85,6 +94,7 @@ def recall(
                 dict(found[0][1].args),
                 support,
                 backed,
+                confirmed,
                 corrected,
                 tuple(h for _, h in found),
             )
@@ -109,15 +119,16 @@ def verdict(
     if decision.decided_by in ("grammar", "gate") or decision.stage == 0:
         return None  # a command matched exactly, or a fragment with no request in it
     clarify = decision.clarify
+    # Settling changes where a turn goes: only the user's own word may do that.
     if clarify is not None and clarify.kind == "route":
-        if best.backed >= min_support:
+        if best.confirmed >= min_support:
             return Verdict("settle", best, habit_confidence)
         return None
     if (
         decision.intent == Intent.CHAT
         and best.intent != Intent.CHAT
         and decision.confidence < habit_confidence
-        and best.backed >= min_support
+        and best.confirmed >= min_support
     ):
         return Verdict("settle", best, habit_confidence)
     if decision.intent != best.intent and decision.confidence < habit_confidence and best.corrected:
