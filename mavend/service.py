@@ -268,13 +268,17 @@ def systemctl(scope: str, *args: str) -> subprocess.CompletedProcess[str]:
 def _systemctl_checked(scope: str, *args: str) -> None:
     done = systemctl(scope, *args)
     if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
         manager = "your user's service manager" if scope == "user" else "systemd"
         raise DeviceError(
             f"`systemctl{' --user' if scope == 'user' else ''} {' '.join(args)}` failed: "
-            f"{detail[-1] if detail else f'exit {done.returncode}'} ({manager} is not "
-            "reachable from here?)"
+            f"{_failure(done)} ({manager} is not reachable from here?)"
         )
+
+
+def _failure(done: subprocess.CompletedProcess[str]) -> str:
+    """What systemctl said last, or its exit status when it said nothing."""
+    lines = (done.stderr or done.stdout).strip().splitlines()
+    return lines[-1] if lines else f"exit {done.returncode}"
 
 
 def closed_to_others(*paths: Path) -> Path | None:
@@ -363,11 +367,9 @@ def cmd_install(args: argparse.Namespace) -> int:
     # systemd answered the reload: a failure now is the service's own (it did not start).
     done = systemctl(scope, "enable", *(["--now"] if args.now else []), UNIT_NAME)
     if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
         user = "--user " if scope == "user" else ""
         raise MavendError(
-            f"mavend.service is installed but did not start: "
-            f"{detail[-1] if detail else f'exit {done.returncode}'}\n"
+            f"mavend.service is installed but did not start: {_failure(done)}\n"
             f"  see `systemctl {user}status mavend` and `journalctl {user}-u mavend`"
         )
     ctl = "systemctl --user" if scope == "user" else "systemctl"
