@@ -362,8 +362,14 @@ class DbusApi:
         bus, self._bus = self._bus, None
         if bus is None:
             return
-        for call in list(bus.in_flight):  # each still gets an error reply
+        calls = list(bus.in_flight)
+        for call in calls:  # each still gets an error reply
             call.cancel()
+        if calls:
+            # Let the cancellations finish, and their replies go out, before the bus
+            # goes: the order of these steps is not the same on every Python.
+            await asyncio.wait(calls, timeout=CONNECT_TIMEOUT_S)
+            await asyncio.sleep(0)
         if bus.connected:
             try:
                 await asyncio.wait_for(bus.release_name(self.name), CONNECT_TIMEOUT_S)

@@ -107,8 +107,11 @@ def test_the_installed_wheel_is_the_mavend_that_runs(installed: Path, tmp_path: 
     )
     assert where.returncode == 0, where.stderr
     assert Path(where.stdout.strip()).is_relative_to(installed.parent), where.stdout
+    # mavend's own requirements are all met (other packages of the test venv may lack
+    # theirs: openwakeword is installed there without tflite-runtime, on purpose).
     check = run_installed(installed, "python", "-m", "pip", "check", cwd=tmp_path)
-    assert check.returncode == 0, check.stdout + check.stderr
+    ours = [line for line in check.stdout.splitlines() if line.lower().startswith("mavend ")]
+    assert ours == [] and "mavend" not in check.stderr, check.stdout + check.stderr
 
 
 def test_the_installed_mavend_routes_grammar_commands(installed: Path, tmp_path: Path) -> None:

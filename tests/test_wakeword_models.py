@@ -293,7 +293,10 @@ def test_distorted_audio_still_routes(front, distort) -> None:
 )
 def test_pathological_audio_does_not_crash(front, distort) -> None:
     events = listen(front, distort(command_clip("lock the screen", voice="en-us+f3", speed=175)))
-    assert all(isinstance(e, (Wake, Transcript, NoSpeech, Dropped)) for e in events)
+    # A Partial is one of the front end's events too: a pause of 300 ms in the distorted
+    # speech (hard clipping makes one here) yields what was said so far.
+    expected = (Wake, Partial, Transcript, NoSpeech, Dropped)
+    assert all(isinstance(e, expected) for e in events), events
 
 
 def test_a_stereo_44k_wav_file_is_resampled_and_routed(front, tmp_path: Path) -> None:
