@@ -7,15 +7,19 @@ the tests, `false`, `sleep`). Only the models are scripted.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sys
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from mavend import paths
+from mavend import dbus_client, paths
 from mavend.assistant import Assistant
 from mavend.config import (
     ActSlot,
@@ -26,6 +30,7 @@ from mavend.config import (
     Settings,
     StorageSettings,
 )
+from mavend.daemon import Daemon, DaemonOptions
 from mavend.router import PolicyName, RoutePolicy, Router
 from mavend.router.grammar import CommandGrammar
 from mavend.router.slots import SlotExtractor
@@ -183,3 +188,27 @@ def wait_for(condition: Callable[[], object], timeout: float, what: str) -> obje
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@contextlib.contextmanager
+def daemon_serving(settings: Settings, router: Any) -> Iterator[Daemon]:
+    """The real daemon (no audio) on its own event loop in a thread, its API on the bus."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="daemon-loop", daemon=True)
+    thread.start()
+    daemon = Daemon(
+        settings,
+        router=router,
+        options=DaemonOptions(stdin_turns=False, notify_replies=False, poll_s=0.5),
+    )
+    try:
+        asyncio.run_coroutine_threadsafe(daemon.start(), loop).result(60)
+        deadline = time.monotonic() + 30
+        while not dbus_client.daemon_available():
+            assert time.monotonic() < deadline, "the daemon's D-Bus API did not come up"
+            time.sleep(0.1)
+        yield daemon
+    finally:
+        asyncio.run_coroutine_threadsafe(daemon.stop(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)

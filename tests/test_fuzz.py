@@ -24,8 +24,6 @@ import dataclasses
 import os
 import shutil
 import sqlite3
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,7 +41,7 @@ from mavend.config import (
     Settings,
     StorageSettings,
 )
-from mavend.daemon import Daemon, DaemonOptions, DaemonState
+from mavend.daemon import DaemonState
 from mavend.errors import UsageError
 from mavend.handlers import Outcome
 from mavend.router import PolicyName, RoutePolicy, Router, build_router
@@ -56,7 +54,7 @@ from tests.fuzz_corpus import (
     install_canaries,
     run_fuzz,
 )
-from tests.state_kit import TZ
+from tests.state_kit import TZ, daemon_serving
 
 UTTERANCES = 10_000
 SEED = 7
@@ -256,30 +254,6 @@ def dbus_safe(text: str) -> str:
     """What a D-Bus string can carry: valid UTF-8 without NUL (the in-process run sends
     the raw text, lone surrogates and NULs included)."""
     return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").replace("\0", "\ufffd")
-
-
-@contextlib.contextmanager
-def daemon_serving(settings: Settings, router: Router) -> Iterator[Daemon]:
-    """The real daemon (no audio) on its own event loop in a thread, its API on the bus."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="daemon-loop", daemon=True)
-    thread.start()
-    daemon = Daemon(
-        settings,
-        router=router,
-        options=DaemonOptions(stdin_turns=False, notify_replies=False, poll_s=0.5),
-    )
-    try:
-        asyncio.run_coroutine_threadsafe(daemon.start(), loop).result(60)
-        deadline = time.monotonic() + 30
-        while not dbus_client.daemon_available():
-            assert time.monotonic() < deadline, "the daemon's D-Bus API did not come up"
-            time.sleep(0.1)
-        yield daemon
-    finally:
-        asyncio.run_coroutine_threadsafe(daemon.stop(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 @contextlib.contextmanager

@@ -8,12 +8,7 @@ every table. The classifier is scripted where a test must know what it says.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +18,19 @@ from mavend import dbus_client
 from mavend.assistant import Assistant
 from mavend.cli import main
 from mavend.config import MemorySettings, NotificationSettings, Settings
-from mavend.daemon import Daemon, DaemonOptions
 from mavend.memory.records import MemoryTable
 from mavend.memory.signature import FailureSignature, pattern_of, route_of
 from mavend.router.decision import Intent
 from mavend.store import Store
 from tests.scripted import LOW, NOW, Classified, ScriptedClassifier
-from tests.state_kit import MovableClock, kit_router, kit_settings, make_assistant, real_clock
+from tests.state_kit import (
+    MovableClock,
+    daemon_serving,
+    kit_router,
+    kit_settings,
+    make_assistant,
+    real_clock,
+)
 
 CALL_MOM = "remember to call mom in ten minutes"
 
@@ -167,27 +168,6 @@ def test_mavend_route_shows_memory_and_creates_nothing(
 
 def route_signature(route: str) -> str:
     return f"{pattern_of(CALL_MOM)}::{route}::corrected"
-
-
-@contextlib.contextmanager
-def daemon_serving(settings: Settings, router: Any) -> Iterator[Daemon]:
-    """The real daemon (no audio) on its own event loop in a thread, its API on the bus."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="daemon-loop", daemon=True)
-    thread.start()
-    options = DaemonOptions(stdin_turns=False, notify_replies=False, poll_s=0.5)
-    daemon = Daemon(settings, router=router, options=options)
-    try:
-        asyncio.run_coroutine_threadsafe(daemon.start(), loop).result(60)
-        deadline = time.monotonic() + 30
-        while not dbus_client.daemon_available():
-            assert time.monotonic() < deadline, "the daemon's D-Bus API did not come up"
-            time.sleep(0.1)
-        yield daemon
-    finally:
-        asyncio.run_coroutine_threadsafe(daemon.stop(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
 
 
 def test_dbus_route_of_the_real_daemon_shows_memory(
