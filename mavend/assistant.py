@@ -14,16 +14,18 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import Any
 
 from mavend.config import Settings
+from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
 from mavend.handlers.act import CONFIRM_KEY
 from mavend.handlers.common import ChatLlm, Clock, Embedder
 from mavend.memory import Memory
+from mavend.memory.engine import ROUTED_PLAN
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.store import Store
@@ -90,9 +92,13 @@ class Assistant:
         )
         self.handler = TurnHandler(self.ctx)
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
+        # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
+        self.conversation = Conversation(settings, store, clock=self.ctx.now)
         self._lock = threading.Lock()
 
-    def handle_text(self, text: str) -> Turn:
+    def handle_text(self, text: str, *, session: str = DEFAULT_SESSION) -> Turn:
+        """One turn. `session`: where it was said from; an ellipsis ("and on friday?")
+        continues only the previous turn of the same session."""
         started = time.monotonic()
         # Undecodable bytes (a stray byte in argv or on stdin) arrive as lone
         # surrogates, which SQLite cannot store: they become U+FFFD here.
@@ -100,7 +106,7 @@ class Assistant:
         with self._lock:
             decision: Decision | None = None
             try:
-                decision, reply = self._turn(text)
+                decision, reply = self._turn(text, session)
             except StorageError as exc:
                 log.error("turn failed: %s", exc)
                 reply = Reply(
@@ -120,13 +126,14 @@ class Assistant:
         return Turn(text, decision, reply, duration)
 
     # the pipeline --------------------------------------------------------
-    def _turn(self, text: str) -> tuple[Decision | None, Reply]:
+    def _turn(self, text: str, session: str) -> tuple[Decision | None, Reply]:
         utterance = text.strip()
         said = self._plain(utterance)
         if not said:
             return None, Reply("I didn't catch anything.", Outcome.ASKED)
         confirmed = self._confirmation(utterance, said)
         if confirmed is not None:
+            self.conversation.remember(session, confirmed[0], said)
             return confirmed
         command = parse_command(said)
         if command is not None:
@@ -138,15 +145,40 @@ class Assistant:
                 slots=Slots(text=said),
                 decided_by="reminder-command",
             )
+            self.conversation.remember(session, decision, said)
             return decision, self.handler.command(command)
+        decision, reply, continued = self._routed(utterance, said, session)
+        rebuilt = continued.text if continued is not None else ""
+        self.conversation.remember(session, decision, said, rebuilt=rebuilt)
+        return decision, reply
+
+    def _routed(
+        self, utterance: str, said: str, session: str
+    ) -> tuple[Decision, Reply, Continuation | None]:
+        """Route (through memory, when on), continue an ellipsis, handle."""
         if self.memory.enabled:
             # Habits and repairs: may settle or repair the route, learns from the reply.
             plan = self.memory.plan(self.router, utterance)
+            continued = None
+            # A correction, a clarify answer or a repair is the user's own word about
+            # the previous turn or this phrasing: it is never read as an ellipsis.
+            if plan.kind == ROUTED_PLAN and plan.repair is None:
+                own = plan.raw or plan.decision  # the router's judgment, not a habit's
+                continued = self.conversation.continue_turn(
+                    self.router, session, utterance, said, own
+                )
+                if continued is not None:
+                    plan = replace(plan, decision=continued.decision)
             reply = self.handler.handle(plan.decision)
             self.memory.observe(plan, reply.outcome, reply.error_class)
-            return plan.decision, reply
+            return plan.decision, reply, continued
         decision = self.router.route(utterance)
-        return decision, self.handler.handle(decision)
+        continued = self.conversation.continue_turn(
+            self.router, session, utterance, said, decision
+        )
+        if continued is not None:
+            decision = continued.decision
+        return decision, self.handler.handle(decision), continued
 
     def _confirmation(self, utterance: str, said: str) -> tuple[Decision, Reply] | None:
         """A yes/no to a pending destructive act; any other turn drops the question."""

@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     say.add_argument("text", nargs="+", help="what you would have said")
     say.add_argument("--json", action="store_true", help="print the decision and the reply as JSON")
     say.add_argument("--local", action="store_true", help=LOCAL_HELP)
+    say.add_argument(
+        "--speak", action="store_true", help="also speak the reply ([tts] voice and device)"
+    )
     say.set_defaults(func=cmd_say)
 
     route = _command(commands, "route", "show the routing decision for TEXT; no side effects")
@@ -215,6 +218,8 @@ def describe_decision(d: dict) -> str:
         lines.append(f"clarify:    {d['clarify']['question']}")
     if d["source"]:
         lines.append(f"source:     {d['source']}{' (anchored)' if d['source_anchored'] else ''}")
+    if d.get("continued"):
+        lines.append("continued:  rebuilt from the previous turn (an ellipsis)")
     return "\n".join(lines)
 
 
@@ -235,14 +240,30 @@ def cmd_say(args: argparse.Namespace) -> int:
         from mavend import dbus_client
 
         with _unless_unavailable():
-            return _print_turn(args, dbus_client.say_json(text), daemon_running=True)
+            served = dbus_client.say_json(text)
+            return _spoken(args, settings, served, _print_turn(args, served, daemon_running=True))
     assistant = open_assistant(settings)
     try:
         turn = assistant.handle_text(text)
     finally:
         assistant.store.close()
     running = daemon_pid(assistant.store.path) is not None
-    return _print_turn(args, turn.to_json(), daemon_running=running)
+    return _spoken(args, settings, turn.to_json(), _print_turn(args, turn.to_json(),
+                                                               daemon_running=running))
+
+
+def _spoken(args: argparse.Namespace, settings: Settings, turn: dict, code: int) -> int:
+    """`say --speak`: say the reply here, after printing it. A missing voice or output
+    device is one log line (mavend.tts); the exit code stays the reply's."""
+    reply = turn["reply"]
+    if getattr(args, "speak", False) and reply["text"]:
+        from mavend.tts import Speaker
+
+        speaker = Speaker.from_settings(settings)
+        speaker.load()
+        speaker.speak(reply["text"], reply.get("spoken", "")).result()
+        speaker.close()
+    return code
 
 
 def _print_turn(args: argparse.Namespace, turn: dict, *, daemon_running: bool) -> int:

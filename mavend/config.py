@@ -18,13 +18,22 @@ import string
 import tomllib
 from dataclasses import field
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic.dataclasses import dataclass
 
-from mavend import paths
+from mavend import addresses, paths
 from mavend.errors import ConfigError
+from mavend.home import templates
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +56,8 @@ class AudioSettings:
     device: str = ""  # "" = the default input device; else a name substring or an index
     sample_rate: int = Field(default=16000, ge=8000, le=48000)
     block_ms: int = Field(default=80, ge=10, le=500)
+    # Where this microphone is ("study"): "turn on the lights" means this room's lights.
+    room: str = Field(default="", pattern=r"^(?:[a-z0-9]+(?: [a-z0-9']+)*)?$", max_length=48)
 
 
 @_settings
@@ -109,6 +120,54 @@ class RouterSettings:
     tie_margin: Probability = 0.15
 
 
+@_settings
+class LlmSettings:
+    """Where the router's LLM runs. [router] llm_* keep their meaning: llm_enabled turns
+    it off, llm_timeout_s is the deadline of a route for either backend, llm_max_tokens
+    bounds an answer; llm_model, llm_threads and llm_context are the local model's."""
+
+    # "local": the GGUF in this process; "openai": an OpenAI-compatible server at base_url.
+    backend: Literal["local", "openai"] = "local"
+    # Send to a base_url outside loopback, private and link-local addresses.
+    allow_remote: bool = False
+    base_url: str = ""  # "http://192.168.1.20:8080" (with or without /v1)
+    model: str = ""  # the server's model name; "" = the server's default
+    api_key_file: str = ""  # a file holding the API key, sent as a bearer token
+    api_key_env: str = ""  # or the environment variable holding it
+    # How the answer is held to the router's grammar: "grammar" (GBNF in the `grammar`
+    # field: llama.cpp servers) or "json_schema" (response_format, for other servers).
+    constrain: Literal["grammar", "json_schema"] = "grammar"
+    # Ask for the intent token's top logprobs: the route's confidence, as the local model
+    # reads it from its logits. Off, or a server that sends none: a fixed 0.6 (README).
+    logprobs: bool = True
+
+    @field_validator("base_url")
+    @classmethod
+    def _own_network(cls, url: str, info: ValidationInfo) -> str:
+        if not url:
+            return url
+        host = addresses.url_host(url)
+        if not url.startswith(("http://", "https://")) or not host:
+            raise ValueError("must be an http:// or https:// URL with a host")
+        if "@" in url.split("://", 1)[1].split("/", 1)[0]:
+            raise ValueError("must not carry credentials: use api_key_file or api_key_env")
+        private = addresses.literal_host_is_private(host)
+        if private is False and not info.data.get("allow_remote", False):
+            raise ValueError(
+                f"{host} is not a loopback or private address; set allow_remote = true "
+                "to send the router's prompts and your questions to it"
+            )
+        return url
+
+    @model_validator(mode="after")
+    def _complete(self) -> LlmSettings:
+        if self.backend == "openai" and not self.base_url:
+            raise ValueError('backend = "openai" needs a base_url')
+        if self.api_key_file and self.api_key_env:
+            raise ValueError("set api_key_file or api_key_env, not both")
+        return self
+
+
 SlotKind = Literal["enum", "int", "pattern"]
 
 
@@ -119,6 +178,8 @@ class ActSlot:
     pattern: str = ""  # type = "pattern": a full-match regular expression
     min: int | None = None  # type = "int"
     max: int | None = None
+    # May be left out; only generated device acts use it (`room`: the turn's room then).
+    optional: bool = False
 
     @model_validator(mode="after")
     def _check(self) -> ActSlot:
@@ -136,32 +197,93 @@ class ActSlot:
         return self
 
 
+ActKind = Literal["argv", "mqtt", "homeassistant", "device"]
+
+
 @_settings
 class ActSpec:
-    """One allowlisted act: an argv template run without a shell."""
+    """One allowlisted act: an argv template run without a shell (kind "argv"), an MQTT
+    message ("mqtt"), a Home Assistant service call ("homeassistant"), or a device act
+    generated from `[[devices]]` ("device"). See mavend/home/ for the last three."""
 
     name: Name
-    argv: tuple[str, ...]
+    argv: tuple[str, ...] = ()
+    kind: ActKind = "argv"
     description: str = ""
     destructive: bool = False  # needs a spoken "yes" before it runs
     timeout_s: Positive = 10.0
     slots: dict[Name, ActSlot] = field(default_factory=dict)
+    # kind = "mqtt": a topic template, a payload template (text, JSON text or a TOML table)
+    topic: str = ""
+    payload: str | dict[str, Any] = ""
+    qos: int = Field(default=0, ge=0, le=2)
+    retain: bool = False
+    # kind = "homeassistant": a service ("light.turn_on"), an entity id template, data
+    service: str = ""
+    entity_id: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @field_validator("payload")
+    @classmethod
+    def _payload_shape(cls, payload: str | dict[str, Any]) -> str | dict[str, Any]:
+        templates.payload_fields(payload)  # refuses a payload that looks like JSON and isn't
+        return payload
+
+    @field_validator("data")
+    @classmethod
+    def _data_shape(cls, data: dict[str, Any]) -> dict[str, Any]:
+        templates.json_fields(data)
+        if "entity_id" in data:
+            raise ValueError("`entity_id` is its own key, not part of `data`")
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> ActSpec:
+        used = self._templates_used()
+        if missing := sorted(used - set(self.slots)):
+            raise ValueError(f"{self.kind} act uses slot(s) {missing} that `slots` does not define")
+        if optional := sorted(n for n in used if self.slots[n].optional):
+            raise ValueError(f"slot(s) {optional} are optional and cannot fill a template")
+        for name in templates.check_topic_template(self.topic) if self.kind == "mqtt" else ():
+            for value in self.slots[name].values:  # an enum's values are known now
+                templates.check_value(name, value, topic=True)
+        return self
+
+    def _templates_used(self) -> set[str]:
+        other = {
+            "argv": bool(self.argv),
+            "mqtt": bool(self.topic or self.payload or self.qos or self.retain),
+            "homeassistant": bool(self.service or self.entity_id or self.data),
+        }
+        if stray := [kind for kind, set_ in other.items() if set_ and kind != self.kind]:
+            raise ValueError(f"kind = {self.kind!r}, but keys of kind {stray[0]!r} are set")
+        if self.kind == "argv":
+            return self._argv_used()
+        if self.kind == "mqtt":
+            return templates.check_topic_template(self.topic) | templates.payload_fields(
+                self.payload
+            )
+        if self.kind == "homeassistant":
+            if not templates.SERVICE.fullmatch(self.service):
+                raise ValueError("`service` must be like light.turn_on")
+            if not self.entity_id:
+                raise ValueError("a homeassistant act needs an `entity_id`")
+            return templates.check_entity_template(self.entity_id) | templates.json_fields(
+                self.data
+            )
+        return set()  # device: nothing templated, the devices table says where to send
+
+    def _argv_used(self) -> set[str]:
         if not self.argv or not self.argv[0].strip():
             raise ValueError("`argv` needs at least the program to run")
-        used = {
+        if "{" in self.argv[0]:
+            raise ValueError("the program (argv[0]) cannot be a slot")
+        return {
             name
             for part in self.argv
             for _, name, _, _ in string.Formatter().parse(part)
             if name is not None
         }
-        if missing := sorted(used - set(self.slots)):
-            raise ValueError(f"argv uses slot(s) {missing} that `slots` does not define")
-        if "{" in self.argv[0]:
-            raise ValueError("the program (argv[0]) cannot be a slot")
-        return self
 
 
 def _default_acts() -> tuple[ActSpec, ...]:
@@ -233,6 +355,63 @@ class ActsSettings:
         return next((a for a in self.allow if a.name == name), None)
 
 
+SpokenName = Annotated[str, Field(pattern=r"^[a-z0-9]+(?: [a-z0-9']+)*$", max_length=48)]
+
+
+@_settings
+class MqttSettings:
+    """The broker that `mqtt` acts and MQTT devices publish to (mavend/home/mqtt.py)."""
+
+    host: str = "localhost"
+    port: int = Field(default=1883, ge=1, le=65535)
+    tls: bool = False
+    ca_file: str = ""  # tls = true: "" = the system's certificate authorities
+    username: str = ""  # "" = connect anonymously
+    password_file: str = ""  # a file whose first line is the password (never the config)
+    connect_timeout_s: Positive = 3.0
+    # How long a device has to report its new state before the reply says it didn't.
+    confirm_timeout_s: Positive = 1.5
+
+
+@_settings
+class HomeAssistantSettings:
+    """Home Assistant's REST API, for `homeassistant` acts and devices."""
+
+    url: str = Field(default="", pattern=r"^(?:https?://[^\s/?#]+(?:/[^\s?#]*)?)?$")
+    token_file: str = ""  # a file holding a long-lived access token
+    timeout_s: Positive = 5.0
+
+
+@_settings
+class DeviceSpec:
+    """A light or a plug, reached over MQTT (Zigbee2MQTT) or through Home Assistant.
+
+    The devices table generates the device acts, their `device` and `room` enums and
+    the grammar's {device} and {room} lists (mavend/home/devices.py)."""
+
+    name: SpokenName  # what you call it: "kitchen ceiling"
+    aliases: tuple[SpokenName, ...] = ()  # other names: "lamp" (a room tells lamps apart)
+    room: SpokenName | Literal[""] = ""
+    type: Literal["light", "plug", "switch"] = "light"
+    dimmable: bool = False
+    mqtt: str = ""  # Zigbee2MQTT's topic for it: "zigbee2mqtt/kitchen_ceiling"
+    homeassistant: str = ""  # or its entity id: "light.kitchen_ceiling"
+
+    @model_validator(mode="after")
+    def _check(self) -> DeviceSpec:
+        if bool(self.mqtt) == bool(self.homeassistant):
+            raise ValueError("a device needs exactly one of `mqtt` (a topic) or `homeassistant`")
+        if self.mqtt:
+            if templates.fields(self.mqtt) or self.mqtt.endswith("/"):
+                raise ValueError("`mqtt` is the device's own topic, like zigbee2mqtt/lamp")
+            templates.check_topic_template(self.mqtt)
+        if self.homeassistant and not templates.ENTITY_ID.fullmatch(self.homeassistant):
+            raise ValueError("`homeassistant` must be an entity id like light.kitchen")
+        if self.dimmable and self.type != "light":
+            raise ValueError("only a light can be dimmable")
+        return self
+
+
 @_settings
 class ReminderSettings:
     timezone: str = ""  # "" = the system's local zone; else an IANA name like "Europe/Berlin"
@@ -272,6 +451,35 @@ class MemorySettings:
 
 
 @_settings
+class ConversationSettings:
+    # After a reply that expects an answer (a question, a clarification, "Do you want me
+    # to ...?"), the microphone takes the next utterance without the wake word if it
+    # starts within this many seconds.
+    follow_up_s: Positive = 8.0
+    # An ellipsis ("and on friday?", "and dad at six") is rebuilt from the previous
+    # turn when said within this many seconds of it (mavend/conversation/).
+    continuation_s: Positive = 30.0
+
+
+@_settings
+class TtsSettings:
+    enabled: bool = True  # speak replies (notifications are sent as before either way)
+    voice: str = "hibari-heart"  # a voice model of the registry (mavend models list)
+    volume: Probability = 1.0
+    speak_reminders: bool = True  # a firing reminder is spoken as well as notified
+    device: str = ""  # "" = the default output device; else a name substring or an index
+    # A reply longer than this many sentences is cut, ending "and more".
+    max_sentences: int = Field(default=4, ge=1, le=50)
+
+
+@_settings
+class EarconSettings:
+    enabled: bool = True
+    wake_sound: str = ""  # "" = the built-in chime; else the path of a 16-bit WAV file
+    done_sound: str = ""  # played when listening ends; "" = the built-in chime
+
+
+@_settings
 class StorageSettings:
     data_dir: str = ""  # "" = the XDG data dir (MAVEND_DATA_DIR overrides)
     database: str = "mavend.sqlite3"  # relative to data_dir
@@ -305,13 +513,31 @@ class Settings:
     endpoint: EndpointSettings = field(default_factory=EndpointSettings)
     stt: SttSettings = field(default_factory=SttSettings)
     router: RouterSettings = field(default_factory=RouterSettings)
+    llm: LlmSettings = field(default_factory=LlmSettings)
     acts: ActsSettings = field(default_factory=ActsSettings)
+    mqtt: MqttSettings = field(default_factory=MqttSettings)
+    homeassistant: HomeAssistantSettings = field(default_factory=HomeAssistantSettings)
+    devices: tuple[DeviceSpec, ...] = ()
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
+    conversation: ConversationSettings = field(default_factory=ConversationSettings)
+    tts: TtsSettings = field(default_factory=TtsSettings)
+    earcons: EarconSettings = field(default_factory=EarconSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
+
+    @model_validator(mode="after")
+    def _device_acts(self) -> Settings:
+        """Add the acts the devices table generates to the allowlist, so the grammar,
+        the slot extractor and the LLM's GBNF all read them from `acts` like any other."""
+        if self.devices:
+            # Imported here: mavend.home.devices imports this module.
+            from mavend.home.devices import with_device_acts
+
+            object.__setattr__(self, "acts", with_device_acts(self.acts, self.devices))
+        return self
 
 
 _ADAPTER = TypeAdapter(Settings)

@@ -39,8 +39,8 @@ from typing import IO, Any
 from mavend.assistant import Assistant, Turn
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
+from mavend.conversation import DEFAULT_SESSION
 from mavend.errors import MavendError
-from mavend.handlers import Outcome
 from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
@@ -168,6 +168,7 @@ class Daemon:
         self.assistant: Assistant | None = None
         self.router: PrefetchingRouter | None = None
         self.voice: VoiceService | None = None
+        self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
@@ -259,6 +260,7 @@ class Daemon:
         if self.options.dbus_api:
             services.append(("dbus-api", self._serve_api))
         if self.options.audio:
+            self.speaker = await asyncio.to_thread(self._load_speaker, settings)
             self.voice = self._make_voice(settings)
             await self.voice.load()
             services.append(("voice", self.voice.run))
@@ -292,6 +294,8 @@ class Daemon:
             await asyncio.to_thread(self.scheduler.stop)
         if self.notifier is not None:
             await self.notifier.close()
+        if self.speaker is not None:
+            self.speaker.close()
         if self.router is not None:
             self.router.close()
         if self.store is not None:
@@ -371,15 +375,21 @@ class Daemon:
         return self.voice is not None and self.voice.listening
 
     # turns ---------------------------------------------------------------
-    async def submit_text(self, text: str, *, notify: bool = True) -> Turn:
-        """One text turn, as if it had been spoken; its reply is also shown."""
+    async def submit_text(
+        self, text: str, *, notify: bool = True, session: str = DEFAULT_SESSION
+    ) -> Turn:
+        """One text turn, as if it had been spoken; its reply is also shown.
+
+        `session`: where it was said. The microphone, stdin, `mavend say` and the D-Bus
+        API are the one local session (the same person at the same box: "and on
+        friday?" typed continues a spoken question); a satellite will pass its own."""
         assistant = self.assistant
         if assistant is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
         self._turns_in_flight += 1
         self._turns_idle.clear()
         try:
-            turn = await asyncio.to_thread(assistant.handle_text, text)
+            turn = await asyncio.to_thread(assistant.handle_text, text, session=session)
         finally:
             self._turns_in_flight -= 1
             if not self._turns_in_flight:
@@ -400,9 +410,13 @@ class Daemon:
             decided,
             turn.reply.text,
         )
-        if turn.reply.outcome in (Outcome.ASKED, Outcome.CONFIRM) and self.voice is not None:
-            # The answer ("yes", "the kitchen one") needs no wake word.
-            self.voice.listen_now()
+        if self.speaker is not None:  # queued: speaking never holds up listening
+            self.speaker.speak(turn.reply.text, turn.reply.spoken)
+        if self.voice is not None:
+            # A reply that expects an answer ("yes", "the kitchen one", "at six") opens
+            # the next turn without the wake word, once the reply has been said (the
+            # speech is queued first, so the front end knows to wait for it).
+            self.voice.follow_up(turn.reply)
 
     async def _show_reply(self, text: str) -> None:
         assert self.notifier is not None
@@ -542,7 +556,20 @@ class Daemon:
     def _make_voice(self, settings: Settings) -> VoiceService:
         assert self.router is not None
         factory = self._voice_factory or VoiceService
-        return factory(settings, self.router, self._voice_turn)
+        voice = factory(settings, self.router, self._voice_turn)
+        if self.speaker is not None:  # earcons on the wake word and at the end of listening
+            voice.on_event = self.speaker.on_voice_event
+            if hasattr(voice, "attach_speaker"):  # barge-in; not on test doubles
+                voice.attach_speaker(self.speaker)
+        return voice
+
+    @staticmethod
+    def _load_speaker(settings: Settings) -> Any:
+        from mavend.tts import Speaker
+
+        speaker = Speaker.from_settings(settings)
+        speaker.load()  # a missing voice or output device is logged, never fatal
+        return speaker
 
     def _replace_voice(self, settings: Settings) -> Callable[[], Awaitable[None]]:
         self.voice = self._make_voice(settings)
@@ -562,6 +589,8 @@ class Daemon:
         if self.delivery is not None:
             self.delivery.wake.set()
         self._tell("reminder_fired", firing)
+        if self.speaker is not None and self.settings.tts.speak_reminders:
+            self.speaker.speak(f"Reminder: {firing.reminder.text}")
 
     def _tell(self, what: str, *args: Any) -> None:
         for observer in self.observers:

@@ -184,6 +184,8 @@ def check_data_dir(settings: Settings) -> Check:
 def check_llm(settings: Settings) -> Check:
     if not settings.router.llm_enabled:
         return Check("llm", True, "disabled in the config (router.llm_enabled = false)")
+    if settings.llm.backend == "openai":
+        return check_remote_llm(settings)
     from mavend.errors import ModelError
     from mavend.router import model_path
     from mavend.router.llm import LlmRouter
@@ -218,4 +220,39 @@ def check_llm(settings: Settings) -> Check:
         True,
         f"{path}{inside} loads and warms up in {loaded:.1f} s and answers "
         f"(routed a test question as {route.intent})",
+    )
+
+
+def check_remote_llm(settings: Settings) -> Check:
+    """The OpenAI-compatible server: its URL and model, whether /v1/models answered,
+    and a routed test question. Never the key."""
+    from mavend.errors import MavendError
+    from mavend.router.llm import LlmError
+    from mavend.router.llm.backend import describe, llm_loader
+
+    what = describe(settings)
+    try:
+        llm = llm_loader(settings)()
+    except MavendError as exc:  # a refused address, an unreadable key, a host that won't resolve
+        return Check("llm", False, f"{what}: {exc}", "fix [llm] in the config")
+    try:
+        models = llm.list_models()  # type: ignore[attr-defined]
+        listed = f"/v1/models answered ({', '.join(models) or 'no models listed'})"
+    except LlmError as exc:
+        listed = f"/v1/models did not answer ({exc})"
+    try:
+        seconds = llm.warm_up()
+        route = llm.route("what time is it")
+    except LlmError as exc:
+        return Check(
+            "llm", False, f"{what}: {listed}; routing failed: {type(exc).__name__}: {exc}",
+            "check that the server runs and serves the model; a slow one needs a larger "
+            "[router] llm_timeout_s",
+        )
+    finally:
+        llm.close()
+    return Check(
+        "llm", True,
+        f"{what}: {listed}; warms up in {seconds:.1f} s and answers (routed a test "
+        f"question as {route.intent} in {route.latency_ms:.0f} ms)",
     )

@@ -220,14 +220,14 @@ class Decider:
 
 def _act(actor, router, text: str, decision, out: _Printer, front) -> None:
     """Run the turn as `mavend say` would, reusing the decision just printed."""
-    from mavend.handlers import Outcome
+    from mavend.conversation import expects_answer
 
     router.remember(text, decision)
     turn = actor.handle_text(text)
     reply = turn.reply.to_json()
     out.event({"event": "reply", **reply}, f"reply   {turn.reply.text}")
-    if turn.reply.outcome in (Outcome.ASKED, Outcome.CONFIRM) and front is not None:
-        front.listen_now()  # the answer needs no wake word
+    if expects_answer(turn.reply) and front is not None:
+        front.listen_now(actor.settings.conversation.follow_up_s)  # no wake word needed
 
 
 def _print_decision(transcript, decision, ready: float, reused: bool, out: _Printer) -> None:

@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from mavend import paths
+from mavend import addresses, paths
 from mavend.desktop import install_desktop_files, uninstall_desktop_files
 from mavend.errors import DeviceError, MavendError
 
@@ -50,6 +52,7 @@ TEMPLATE_FILES = {"user": "mavend.service.in", "system": "mavend-system.service.
 
 DEFAULT_MEMORY_MAX = "3G"
 SYSTEM_MODELS_DIR = Path("/usr/local/share/mavend/models")
+SYSTEM_CONFIG = Path("/etc/mavend/config.toml")
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,10 @@ class UnitPlan:
     cache_dir: Path | None = None  # user units: writable, MAVEND_CACHE_DIR
     models_dir: Path | None = None  # MAVEND_MODELS_DIR when set at install (system: a default)
     memory_max: str = DEFAULT_MEMORY_MAX
+    # The hosts the config sends to (addresses.configured_hosts): none, and the unit allows
+    # no IP at all. System units also list their addresses, resolved at install.
+    network: tuple[str, ...] = ()
+    network_addresses: tuple[str, ...] = ()
 
 
 # rendering -----------------------------------------------------------------------
@@ -109,8 +116,62 @@ def render_unit(plan: UnitPlan) -> str:
             raise MavendError("a user unit needs at least one writable directory")
         template = unit_template("user")
         values = {"environment": environment, "rw_paths": rw_paths}
+    values["address_families"] = _address_families(plan)
     text = template.format(header=header, command=command, memory_max=plan.memory_max, **values)
     return text
+
+
+# A host as it may appear in a unit comment: a name or an address, nothing that could end
+# the line or start another directive.
+_HOST_WORD = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
+
+
+def _address_families(plan: UnitPlan) -> str:
+    """The sandbox's network lines: AF_UNIX only, unless the config sends to a host."""
+    system = plan.scope == "system"
+    if not plan.network:
+        if system:
+            return (
+                "# AF_UNIX only: the journal and the notify socket. Nothing leaves the box.\n"
+                "RestrictAddressFamilies=AF_UNIX\nIPAddressDeny=any"
+            )
+        return (
+            "# No AF_INET/AF_INET6: nothing leaves the box. AF_NETLINK is for audio device "
+            "discovery.\nRestrictAddressFamilies=AF_UNIX AF_NETLINK"
+        )
+    for host in (*plan.network, *plan.network_addresses):
+        if not _HOST_WORD.fullmatch(host):
+            raise MavendError(f"cannot write {host!r} into a unit: not a host name or address")
+    hosts = ", ".join(plan.network)
+    again = f"`mavend service install{' --system' if system else ''}` again after changing them"
+    if system:
+        allowed = " ".join(("localhost", *plan.network_addresses))
+        return (
+            f"# IP only to the hosts the config sends to: {hosts}\n"
+            f"# (resolved at install: {again}); localhost for the resolver.\n"
+            "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n"
+            f"IPAddressDeny=any\nIPAddressAllow={allowed}"
+        )
+    return (
+        f"# AF_INET/AF_INET6 only because the config sends to: {hosts}\n"
+        f"# ({again}). AF_NETLINK is for audio device discovery.\n"
+        "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"
+    )
+
+
+def resolve_hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
+    """Every address `hosts` resolve to now, for a system unit's IPAddressAllow=."""
+    found: list[str] = []
+    for host in hosts:
+        try:
+            infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError) as exc:
+            raise MavendError(
+                f"cannot resolve {host} for the system unit's IPAddressAllow= ({exc}); "
+                "give its address in the config instead"
+            ) from None
+        found += [str(info[4][0]).split("%", 1)[0] for info in infos]
+    return tuple(dict.fromkeys(found))
 
 
 def _path_word(path: Path, *, home: bool = True) -> str:
@@ -170,10 +231,18 @@ def plan_for(
     models = os.environ.get("MAVEND_MODELS_DIR")
     models_dir = Path(models).expanduser().absolute() if models else None
     config_path = config.expanduser().absolute() if config is not None else None
-    if scope == "system":
-        return UnitPlan("system", command, config=config_path, models_dir=models_dir)
     from mavend.config import load_settings
 
+    if scope == "system":
+        # The service reads /etc/mavend/config.toml (ConfigurationDirectory) unless --config.
+        system_config = config or SYSTEM_CONFIG
+        hosts: tuple[str, ...] = ()
+        if system_config.is_file():
+            hosts = addresses.configured_hosts(load_settings(system_config))
+        return UnitPlan(
+            "system", command, config=config_path, models_dir=models_dir,
+            network=hosts, network_addresses=resolve_hosts(hosts),
+        )  # fmt: skip
     settings = load_settings(config)  # ConfigError (exit 3) if it is invalid
     data = settings.storage.data_path().expanduser().absolute()
     database_dir = settings.storage.database_path().expanduser().absolute().parent
@@ -185,6 +254,7 @@ def plan_for(
         data_dirs=tuple(dict.fromkeys((data, database_dir))),
         cache_dir=paths.cache_dir().expanduser().absolute(),
         models_dir=models_dir,
+        network=addresses.configured_hosts(settings),
     )
 
 

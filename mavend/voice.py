@@ -10,6 +10,14 @@ events. A `Partial` starts routing in the router's worker thread while the
 endpointing silence passes (`PrefetchingRouter`); the turn that follows reuses
 that decision when the final transcript says the same.
 
+Barge-in (with a `speaker`, `attach_speaker`): the speaker reports what it plays to a
+`wakeword.echo.PlaybackReference` that the front end reads; the wake word over a reply
+stops it (the front end calls `Speaker.interrupt` from its audio thread), the reply's
+own "hey jarvis" does not wake it, and "stop" / "cancel" / "quiet" / "shut up" as
+the first word of a follow-up turn stops playback and is not routed. A turn opened
+without the wake word whose speech overlapped mavend's own voice is not routed either
+(half-duplex): mavend never answers itself.
+
 What can fail, and what happens:
 - no microphone: one clear error (pointing at `mavend doctor`), then the
   service retries with backoff; everything else in the daemon keeps running;
@@ -25,6 +33,7 @@ import asyncio
 import contextlib
 import enum
 import logging
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -39,6 +48,14 @@ log = logging.getLogger(__name__)
 # Retrying a missing microphone: 2 s, 4 s, ... at most a minute apart.
 RETRY_FIRST_S = 2.0
 RETRY_MAX_S = 60.0
+
+# The first words of a follow-up turn that only mean "be quiet".
+_STOP = re.compile(r"^\W*(?:stop|cancel|quiet|shut up)\b", re.IGNORECASE)
+
+
+def is_stop(text: str) -> bool:
+    """"stop", "Cancel.", "quiet please", "shut up!": a barge-in, not a command."""
+    return bool(_STOP.match(text))
 
 
 class VoiceState(enum.Enum):
@@ -137,6 +154,12 @@ class VoiceService:
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._paused = asyncio.Event()
+        self.speaker: Any = None  # mavend.tts.Speaker, for barge-in
+        self.reference: Any = None  # wakeword.echo.PlaybackReference, shared with it
+
+    def attach_speaker(self, speaker: Any) -> None:
+        """Listen around what `speaker` plays: barge-in, and no waking on its voice."""
+        self.speaker = speaker
 
     # control --------------------------------------------------------------
     @property
@@ -162,9 +185,20 @@ class VoiceService:
         self._resumed.set()
 
     def listen_now(self) -> None:
-        """Open a turn without the wake word: the user was just asked something."""
+        """Open a turn without the wake word: the user was just asked something. It
+        waits `conversation.follow_up_s` for speech to start."""
         if self.front is not None and self.listening:
-            self.front.listen_now()
+            self.front.listen_now(self.settings.conversation.follow_up_s)
+
+    def follow_up(self, reply: Any) -> bool:
+        """After a turn: if its reply expects an answer (a question, a clarification, a
+        "Do you want me to ...?"), the answer needs no wake word. True if it opened."""
+        from mavend.conversation import expects_answer
+
+        if not expects_answer(reply):
+            return False
+        self.listen_now()
+        return True
 
     async def load(self) -> bool:
         """Load the front end's models (in a thread). False, logged, if they are missing."""
@@ -224,8 +258,23 @@ class VoiceService:
 
             front = FrontEnd.from_settings(self.settings, sink=sink, grammar=grammar)
         self._sink = sink
+        self._link_echo(front)
         log.info("audio front end loaded in %.1f s", time.monotonic() - started)
         return front
+
+    def _link_echo(self, front: Any) -> None:
+        """Give the front end the speaker's playback reference, scored by a second
+        instance of its own wake model; and a way to stop the speaker."""
+        if self.speaker is None or not hasattr(front, "echo"):
+            return
+        from wakeword.echo import PlaybackReference, wake_scorer
+
+        files = getattr(getattr(front, "wake", None), "files", None)
+        scorer, reset = wake_scorer(files) if files is not None else (None, None)
+        self.reference = PlaybackReference(scorer, reset_scorer=reset)
+        self.speaker.reference = self.reference
+        front.echo = self.reference
+        front.on_barge_in = self.speaker.interrupt
 
     async def _open_source(self, delay: float) -> Any | None:
         """The microphone, opened; None (after a wait) while it cannot be."""
@@ -284,10 +333,30 @@ class VoiceService:
                 )
 
     async def _turn(self, transcript: Any) -> None:
+        if transcript.timings.wake_detected is None and not self._follow_up_turn(transcript):
+            return
         try:
             await self.on_transcript(transcript)
         except Exception:  # one bad turn must not stop listening
             log.exception("the turn for %r failed", transcript.text)
+
+    def _follow_up_turn(self, transcript: Any) -> bool:
+        """A turn opened without the wake word: route it? Not "stop" (it stops
+        playback), and not speech that overlapped mavend's own voice."""
+        if is_stop(transcript.text):
+            stopped = self.speaker.interrupt() if self.speaker is not None else False
+            log.info("heard %r: %s", transcript.text,
+                     "playback stopped" if stopped else "nothing was playing")
+            return False
+        reference = self.reference
+        if reference is not None:
+            timings = transcript.timings
+            end = transcript.speech_end_monotonic
+            start = end - (timings.speech_end - timings.speech_start)
+            if reference.overlaps(start, end):
+                log.info("not routed: %r was heard while mavend was speaking", transcript.text)
+                return False
+        return True
 
     def _fail(self, message: str) -> None:
         self.state = VoiceState.FAILED

@@ -23,7 +23,9 @@ def test_example_config_documents_every_key() -> None:
         if section == "acts":
             continue
         assert set(fields) == set(vars(getattr(defaults, section))), section
-    assert set(documented) == {name for name in vars(defaults)}
+    # [[devices]] is an array of tables: documented as the commented example home
+    # (tests/test_home.py parses it uncommented).
+    assert set(documented) == {name for name in vars(defaults)} - {"devices"}
 
 
 def test_missing_default_file_means_defaults() -> None:

@@ -1118,6 +1118,7 @@ def test_real_default_profile_has_the_contracted_models() -> None:
         "silero-vad",
         "qwen2.5-0.5b-instruct-q4_k_m",
         "use-multilingual-int8",
+        "hibari-heart",
     ]
     assert {f.name for f in default.model("whisper-tiny.en").files} == {
         "model.bin",

@@ -2,26 +2,31 @@
 or not at all; it reaches general knowledge only when a grammar anchored that.
 
 General knowledge is one seam in the handlers (`QueryHandler._general_knowledge`, and
-the chat reply): the LLM's own knowledge today, a remote backend (issue 16) later. The
-`ScriptedChat` here stands in that seam and records every question that reaches it,
-whichever backend would answer; the boundary is decided before it, so the same holds
-for any backend behind it.
+the chat reply): the local LLM's own knowledge, or a remote backend (`[llm] backend =
+"openai"`, issue 16). The `ScriptedChat` here stands in that seam and records every
+question that reaches it, whichever backend would answer; the boundary is decided before
+it. The last tests put the real remote backend in both places, against a server that
+plays a hostile remote model and logs every request it gets.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from mavend.config import Settings
+from mavend.config import LlmSettings, Settings
 from mavend.router.classifier import CentroidClassifier
 from mavend.router.decision import Intent, Source
 from mavend.router.embedder import UseEmbedder
+from mavend.router.llm.backend import llm_loader
+from mavend.router.llm.remote import RemoteLlm
 from mavend.router.personal import goes_to_general_knowledge
 from mavend.store import Store
 from tests.conftest import require_model
+from tests.remote_llm_kit import FakeServer, hostile_general, is_route_request
 from tests.scripted import Route, ScriptedLlm
 from tests.state_kit import ScriptedChat, kit_router, kit_settings, make_assistant, real_clock
 
@@ -140,3 +145,90 @@ def test_personal_questions_phrased_every_way_stay_home(settings, tmp_path: Path
         )
         assistant.handle_text(question)
     assert set(asked(chat)) <= leaks_hostile
+
+
+# ------------------------------------------------- with a remote backend (issue 16)
+#
+# `[llm] backend = "openai"` against a server that plays a hostile remote model: it
+# routes every utterance as a confident general-knowledge query, and it answers every
+# reply request. The boundary is decided before the way out, so no personal question
+# is sent there to be answered; the server's request log shows what went out.
+
+
+@pytest.fixture
+def hostile_server() -> Iterator[FakeServer]:
+    with FakeServer(hostile_general).running() as fake:
+        yield fake
+
+
+def remote_settings(tmp_path: Path, fake: FakeServer) -> tuple[Settings, RemoteLlm]:
+    settings = kit_settings(tmp_path, llm=LlmSettings(backend="openai", base_url=fake.url))
+    remote = llm_loader(settings)()
+    assert isinstance(remote, RemoteLlm)
+    return settings, remote
+
+
+def replies_asked(fake: FakeServer) -> list[str]:
+    """The questions the server was asked to answer (not to route)."""
+    return [r.body["messages"][-1]["content"] for r in fake.chat_requests()]
+
+
+def test_a_hostile_remote_model_is_asked_to_route_but_never_to_answer_about_the_user(
+    tmp_path: Path, hostile_server: FakeServer
+) -> None:
+    settings, remote = remote_settings(tmp_path, hostile_server)
+    assistant = make_assistant(settings, llm=remote, chat=remote)  # type: ignore[arg-type]
+    personal = ("what's my locker code", "where did we leave our passports",
+                "when is my next dentist appointment")
+    for question in personal:
+        turn = assistant.handle_text(question)
+        assert turn.decision.decided_by == "llm" and turn.decision.source == Source.GENERAL
+        assert turn.decision.personal and turn.reply.text == DONT_KNOW, question
+    routed = [r for r in hostile_server.completions() if is_route_request(r.body)]
+    assert len(routed) == len(personal) and replies_asked(hostile_server) == []
+    # A grammar anchor opens the way, for the anchored words only; a question about
+    # the world goes out too (so the count above could have seen one).
+    anchored = assistant.handle_text("search the web for my dentist's opening hours")
+    assert anchored.decision.source_anchored and anchored.decision.personal
+    assistant.handle_text("how far away is the moon")
+    assert replies_asked(hostile_server) == ["my dentist's opening hours",
+                                             "how far away is the moon"]
+
+
+@pytest.mark.models
+def test_personal_questions_stay_home_with_a_hostile_remote_backend(
+    tmp_path: Path, hostile_server: FakeServer
+) -> None:
+    """The 150 questions again, the remote backend in the LLM's place: it clears no
+    personal judgment, and the server is asked to answer none of the questions the
+    router judged personal."""
+    questions = [
+        json.loads(line)["text"] for line in BOUNDARY_FILE.read_text("utf-8").splitlines()
+    ]
+    classifier = CentroidClassifier.load(
+        UseEmbedder(require_model("use-multilingual-int8")), cache_dir=tmp_path
+    )
+    settings, remote = remote_settings(tmp_path, hostile_server)
+    alone = kit_router(settings, real_clock(), classifier=classifier)
+    far = kit_router(settings, real_clock(), llm=remote, classifier=classifier)
+    decisions = {q: (alone.route(q), far.route(q)) for q in questions}
+    assert any(is_route_request(r.body) for r in hostile_server.completions())
+    cleared = [q for q, (a, h) in decisions.items() if a.personal and not h.personal]
+    assert cleared == [], "a remote model's 'general' cleared the personal judgment"
+    leaks = {q for q, (_, h) in decisions.items() if goes_to_general_knowledge(h)}
+    assert len(leaks) <= 0.15 * len(questions), sorted(leaks)
+    assert not any(decisions[q][1].personal and not decisions[q][1].source_anchored
+                   for q in leaks)
+
+    for number, question in enumerate(questions):
+        own = kit_settings(tmp_path / f"q{number}", llm=settings.llm)
+        assistant = make_assistant(
+            own, llm=remote, classifier=classifier, chat=remote,  # type: ignore[arg-type]
+            store=Store.open(own),
+        )
+        assistant.handle_text(question)
+    asked = replies_asked(hostile_server)
+    print(f"personal boundary, remote backend: {len(leaks)} of {len(questions)} would reach "
+          f"general knowledge; the server was asked to answer {len(asked)}")
+    assert set(asked) <= leaks
+    assert not any(decisions[q][1].personal for q in asked)

@@ -240,6 +240,77 @@ def test_install_passes_the_config_file_on(tmp_path: Path, dirs: Path) -> None:
     assert f"ReadWritePaths={tmp_path / 'elsewhere'} {tmp_path / 'cache'}\n" in text
 
 
+HOME_BY_MQTT = """
+[mqtt]
+host = "192.168.1.5"
+
+[[devices]]
+name = "desk lamp"
+room = "study"
+mqtt = "zigbee2mqtt/desk_lamp"
+"""
+
+
+def test_a_config_that_sends_to_a_host_opens_ip_for_it_and_names_it(
+    tmp_path: Path, dirs: Path
+) -> None:
+    config = tmp_path / "home.toml"
+    config.write_text(HOME_BY_MQTT)
+    home = fake_home(tmp_path)
+    done = mavend(
+        "--config", str(config), "service", "install", "--no-enable",
+        path=os.environ["PATH"], home=home, tmp_path=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    unit = tmp_path / "xdg-config" / "systemd" / "user" / "mavend.service"
+    lines = unit.read_text().splitlines()
+    assert "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6" in lines
+    assert any("config sends to: 192.168.1.5" in line for line in lines)
+    verify(unit, user=True, home=home, tmp_path=tmp_path)
+
+
+def test_an_unused_broker_opens_nothing(tmp_path: Path, dirs: Path) -> None:
+    # [mqtt] alone (no device, no mqtt act) sends nothing: the unit stays AF_UNIX only.
+    config = tmp_path / "idle.toml"
+    config.write_text('[mqtt]\nhost = "192.168.1.5"\n')
+    done = mavend(
+        "--config", str(config), "service", "install", "--print",
+        path=os.environ["PATH"], home=fake_home(tmp_path), tmp_path=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "RestrictAddressFamilies=AF_UNIX AF_NETLINK\n" in done.stdout
+
+
+def test_a_system_unit_allows_only_the_configured_addresses(tmp_path: Path) -> None:
+    text = render_unit(
+        UnitPlan(
+            "system", (str(MAVEND),), network=("ha.lan", "192.168.1.5"),
+            network_addresses=("192.168.1.7", "192.168.1.5"),
+        )
+    )  # fmt: skip
+    lines = text.splitlines()
+    assert "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6" in lines
+    assert "IPAddressDeny=any" in lines
+    assert "IPAddressAllow=localhost 192.168.1.7 192.168.1.5" in lines
+    unit = tmp_path / "system" / "mavend.service"
+    unit.parent.mkdir()
+    unit.write_text(text)
+    verify(unit, user=False, home=fake_home(tmp_path), tmp_path=tmp_path)
+
+
+def test_a_host_that_could_inject_unit_lines_is_refused(tmp_path: Path, dirs: Path) -> None:
+    config = tmp_path / "evil.toml"
+    config.write_text(
+        HOME_BY_MQTT.replace('"192.168.1.5"', '"x\\nExecStartPre=/bin/sh -c evil"')
+    )
+    done = mavend(
+        "--config", str(config), "service", "install", "--print",
+        path=os.environ["PATH"], home=fake_home(tmp_path), tmp_path=tmp_path,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "cannot write" in done.stderr and "ExecStartPre" not in done.stdout
+
+
 def test_an_invalid_config_stops_install_with_exit_3(tmp_path: Path, dirs: Path) -> None:
     config = tmp_path / "bad.toml"
     config.write_text("[storage]\nno_such_key = 1\n")

@@ -22,11 +22,19 @@ instead of after the full silence tail. Otherwise it is sent as a `Partial`
 (the consumer can start routing it while the silence tail passes), and reused
 as the transcript when the tail ends with no new speech, so the common case
 pays no speech-to-text time after the endpoint.
+
+While mavend speaks (`echo`, a `wakeword.echo.PlaybackReference` fed by the speaker),
+the wake detector keeps running: a wake that coincides with the reply's own wake word
+(the reference scored it) is ignored; any other is a barge-in (`on_barge_in` stops
+playback at once, and the utterance starts at the wake, not in the pre-roll full of
+the reply). A follow-up window waits until mavend is silent, and a turn opened
+without the wake word counts only speech louder than the reply's echo.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import queue
@@ -38,8 +46,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mavend.config import Settings
-from wakeword.audio import RATE, DcBlocker, Framer, RingBuffer
+from wakeword.audio import RATE, DcBlocker, Framer, RingBuffer, rms_dbfs
 from wakeword.detector import FRAME, TriggerConfig, WakeModel, WakeTrigger
+from wakeword.echo import PlaybackReference
 from wakeword.endpoint import EndpointConfig, Endpointer, Step
 from wakeword.events import (
     DeviceState,
@@ -102,6 +111,7 @@ class _Utterance:
     vad_index: int = 0  # absolute sample index of the next VAD window
     fed_index: int = 0  # absolute sample index up to which `audio` reaches
     capturing: bool = True
+    echo_gated: bool = False  # some of its speech was taken for mavend's own echo
     done: threading.Event = field(default_factory=threading.Event)
     # Shared with the speech-to-text thread (simple values: atomic under the GIL).
     segment_now: int = 0
@@ -155,9 +165,16 @@ class FrontEnd:
         self.wake_words = tuple(wake_words)
         self._stop = threading.Event()
         self._follow_up = threading.Event()
+        # How long a follow-up turn waits for speech (None: the endpoint's no-speech timeout).
+        self._follow_up_s: float | None = None
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
         self._transcriber = _Transcriber(stt, sink, self.wake_words, is_complete)
+        # Mavend's own playback, and what stops it (set by the voice service).
+        self.echo: PlaybackReference | None = None
+        self.on_barge_in: Callable[[], object] | None = None
+        self.own_wakes = 0  # wakes ignored as the reply's own wake word (benchmarks)
+        self.barge_ins = 0
         self._reset()
 
     @classmethod
@@ -242,8 +259,12 @@ class FrontEnd:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def listen_now(self) -> None:
-        """Open a turn without the wake word (a follow-up: "yes" to a confirmation)."""
+    def listen_now(self, window_s: float | None = None) -> None:
+        """Open a turn without the wake word (a follow-up: "yes" to a confirmation).
+
+        `window_s`: the turn ends as no speech if none starts within it (None: the
+        endpoint's `no_speech_timeout_s`, as after a wake word)."""
+        self._follow_up_s = window_s
         self._follow_up.set()
 
     # the audio thread ------------------------------------------------------------
@@ -315,23 +336,65 @@ class FrontEnd:
             return
         if self.trigger.gated:
             self.trigger.vad(self.vad.push(frame))
-        if self._follow_up.is_set():
+        if self._follow_up.is_set() and not self._speaking(self._monotonic_at(t)):
+            # The window opens once the reply (and its earcon) is over, not while
+            # mavend is still asking: it would hear its own question as the answer.
             self._follow_up.clear()
             self._open(None, t)
         elif self.trigger.update(score, t):
-            wake = Wake(self.wake.name, round(score, 4), round(t, 3))
-            log.info("wake word %s (score %.3f) at %.2f s", wake.model, score, t)
-            self.sink(wake)
-            self._open(wake, t)
+            self._wake(score, t)
+
+    def _speaking(self, at: float) -> bool:
+        return self.echo is not None and self.echo.active(at)
+
+    def _wake(self, score: float, t: float) -> None:
+        at = self._monotonic_at(t)
+        echo = self.echo
+        own = echo.own_wake(at) if echo is not None else None
+        if own is not None:
+            self.own_wakes += 1
+            log.info("ignored a wake word at %.2f s (score %.3f): mavend's own reply said "
+                     "it (reference score %.3f)", t, score, own)
+            return
+        barge_in = self._speaking(at)
+        if barge_in:
+            detected = time.monotonic()
+            if self.on_barge_in is not None:
+                self.on_barge_in()  # returns at once; playback stops within a block
+            self.barge_ins += 1
+            log.info("barge-in: wake word over mavend's own voice (%.0f ms after the frame)",
+                     (detected - at) * 1000)
+        wake = Wake(self.wake.name, round(score, 4), round(t, 3))
+        log.info("wake word %s (score %.3f) at %.2f s", wake.model, score, t)
+        self.sink(wake)
+        self._open(wake, t, barge_in=barge_in)
 
     def _endpoint(self, utt: _Utterance, samples: np.ndarray) -> None:
         for prob in self.vad.push(samples):
             utt.vad_index += WINDOW
-            self._step(utt, utt.endpointer.update(prob, utt.vad_index / RATE))
+            if utt.wake is None and prob > 0 and self._is_echo(utt.vad_index):
+                # Half-duplex: in a turn opened without the wake word, mavend's own
+                # voice is not speech; only a voice louder than its echo is.
+                prob = 0.0
+                utt.echo_gated = True
+            step = utt.endpointer.update(prob, utt.vad_index / RATE)
+            if step is Step.ONSET and utt.echo_gated:
+                # Transcribe from the user's onset, not from the echo before it.
+                utt.trim_index = max(utt.trim_index, utt.vad_index - int(LEAD_IN_S * RATE))
+            self._step(utt, step)
             if not utt.capturing or utt.done.is_set():
                 return
 
-    def _open(self, wake: Wake | None, t: float) -> None:
+    def _is_echo(self, end_index: int) -> bool:
+        echo = self.echo
+        if echo is None:
+            return False
+        at = self._monotonic_at(end_index / RATE)
+        if not echo.active(at):
+            return False
+        return echo.explains(rms_dbfs(self._ring.since(end_index - WINDOW)[:WINDOW]), at)
+
+    def _open(self, wake: Wake | None, t: float, *, barge_in: bool = False) -> None:
         lead = self.preroll if wake is not None else int(FOLLOW_UP_LEAD_S * RATE)
         start = max(self._ring.oldest, self._index - lead)
         pre = self._ring.since(start)  # up to the end of the current chunk
@@ -344,17 +407,26 @@ class FrontEnd:
         )
         lead_in = int(LEAD_IN_S * RATE)
         trim = start if first is None else max(start, start + first * WINDOW - lead_in)
+        if barge_in:
+            # The pre-roll is full of mavend's own reply: start at the wake word's end.
+            trim = max(trim, self._index)
         self.trigger.hold(True)
         self._utt = _Utterance(
             id=next(self._ids),
             wake=wake,
             start_index=start,
             trim_index=trim,
-            endpointer=Endpointer(self.endpoint, t),
+            endpointer=Endpointer(self._endpoint_for(wake), t),
             audio=[pre],
             vad_index=start + len(probs) * WINDOW,
             fed_index=self._received,
         )
+
+    def _endpoint_for(self, wake: Wake | None) -> EndpointConfig:
+        window = self._follow_up_s if wake is None else None
+        if window is None:
+            return self.endpoint
+        return dataclasses.replace(self.endpoint, no_speech_timeout_s=window)
 
     def _step(self, utt: _Utterance, step: Step) -> None:
         ep = utt.endpointer

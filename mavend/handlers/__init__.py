@@ -16,7 +16,13 @@ from dataclasses import replace
 
 from mavend.handlers.act import ActHandler
 from mavend.handlers.chat import ChatHandler
-from mavend.handlers.common import HandlerContext, Outcome, Reply, looks_like_question
+from mavend.handlers.common import (
+    HandlerContext,
+    Outcome,
+    Reply,
+    TurnContext,
+    looks_like_question,
+)
 from mavend.handlers.fact import FactHandler
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
@@ -29,6 +35,7 @@ __all__ = [
     "Outcome",
     "ReminderCommand",
     "Reply",
+    "TurnContext",
     "TurnHandler",
     "parse_command",
 ]
@@ -47,7 +54,7 @@ class TurnHandler:
         self.query = QueryHandler(ctx, self.chat, self.reminders)
         self.system = SystemHandler(ctx, self.acts)
 
-    def handle(self, decision: Decision) -> Reply:
+    def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         clarify = decision.clarify
         if clarify is not None and clarify.kind != "slot":
             # The router could not tell what is wanted: ask its question.
@@ -60,7 +67,7 @@ class TurnHandler:
             source = Source.FACTS if intent == Intent.FACT else Source.NOTES
             return self.query.handle(replace(decision, source=source, personal=True))
         if intent == Intent.ACT:
-            return self.acts.handle(decision)
+            return self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
             return self.reminders.handle(decision)
         if intent == Intent.FACT:

@@ -1,11 +1,13 @@
-"""act: run an allowlisted program as argv (never through a shell).
+"""act: run an allowlisted act: a program as argv (never through a shell), or, by its
+`kind`, an MQTT message, a Home Assistant service call or a device act (mavend/home/).
 
-Only what `[[acts.allow]]` names can run, with slot values checked against
-their declared type again here (a decision can come from anywhere: the router,
-a continuation, a test). A destructive act first asks for a spoken "yes"; the
-pending request lives in the session table, so `mavend say "yes"` in another
-process can confirm it. Every run is logged with its exit code, output and a
-coarse error class, which the memory work learns from.
+Only what `[[acts.allow]]` names (and the acts `[[devices]]` generates) can run,
+with slot values checked against their declared type again here (a decision can
+come from anywhere: the router, a continuation, a test). A destructive act first
+asks for a spoken "yes"; the pending request lives in the session table, so
+`mavend say "yes"` in another process can confirm it. Every run is logged with its
+exit code (or what was sent), output and a coarse error class, which the memory
+work learns from.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec
-from mavend.handlers.common import HandlerContext, Outcome, Reply, first_line, human_list
+from mavend.handlers.common import (
+    HandlerContext,
+    Outcome,
+    Reply,
+    TurnContext,
+    first_line,
+    human_list,
+)
+from mavend.home.run import HomeActs
 from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
@@ -91,6 +101,8 @@ def check_args(act: ActSpec, args: Mapping[str, str]) -> tuple[dict[str, str], s
     valid: dict[str, str] = {}
     for name, slot in act.slots.items():
         value = str(args.get(name, "")).strip()
+        if not value and slot.optional:
+            continue  # a device act's room: the turn's room stands in
         if not value:
             return valid, f"To {describe(act)}, which {name}? {allowed_values(name, slot)}"
         if not slot_accepts(slot, value):
@@ -136,22 +148,22 @@ class ActHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
 
-    def handle(self, decision: Decision) -> Reply:
+    def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
         if act is None:
             return self.refuse()
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
             return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
-        return self.request(act, decision.slots.args)
+        return self.request(act, decision.slots.args, (context or TurnContext()).room)
 
-    def request(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+    def request(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:
         valid, problem = check_args(act, args)
         if problem:
             return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
         if act.destructive:
-            return self.ask_confirmation(act, valid)
-        return self.run(act, valid)
+            return self.ask_confirmation(act, valid, here)
+        return self.run(act, valid, here)
 
     def run_named(self, name: str) -> Reply | None:
         """Run an act by name (louder -> volume_up); None when it is not allowlisted."""
@@ -172,12 +184,12 @@ class ActHandler:
         )
 
     # confirmation --------------------------------------------------------
-    def ask_confirmation(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+    def ask_confirmation(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:
         timeout = self.ctx.settings.acts.confirm_timeout_s
         now = self.ctx.now()
         self.ctx.session.put(
             CONFIRM_KEY,
-            {"act": act.name, "args": dict(args), "asked_at": now.timestamp()},
+            {"act": act.name, "args": dict(args), "asked_at": now.timestamp(), "room": here},
             expires_ts=now.timestamp() + timeout,
         )
         target = f" {' '.join(args.values())}" if args else ""
@@ -195,10 +207,12 @@ class ActHandler:
         valid, problem = check_args(act, args if isinstance(args, Mapping) else {})
         if problem:
             return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
-        return self.run(act, valid)
+        return self.run(act, valid, str(pending.get("room") or ""))
 
     # running -------------------------------------------------------------
-    def run(self, act: ActSpec, args: Mapping[str, str]) -> Reply:
+    def run(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:
+        if act.kind != "argv":
+            return self.run_home(act, args, here)
         argv = build_argv(act, args)
         log.info("running act %s: %s", act.name, argv)
         result = run_argv(argv, act.timeout_s)
@@ -218,6 +232,25 @@ class ActHandler:
             return Reply(f"Done: {said}" if said else f"Done: {describe(act)}.", data=data)
         log.warning("act %s failed (%s): %s", act.name, result.error_class, result.stderr[-500:])
         return Reply(failure_text(act, result), Outcome.FAILED, result.error_class, data)
+
+
+    def run_home(self, act: ActSpec, args: Mapping[str, str], here: str) -> Reply:
+        """An MQTT, Home Assistant or device act; mavend.home says (and logs) how it went."""
+        started = time.monotonic()
+        done = HomeActs(self.ctx.settings).run(act, args, here)
+        reply = done.reply
+        if done.sent:  # refused before sending: nothing to log as run
+            self.ctx.acts.add(
+                self.ctx.now(),
+                act.name,
+                done.sent,
+                exit_code=None,
+                error_class=reply.error_class,
+                stdout=reply.text,
+                stderr=done.detail,
+                duration_ms=(time.monotonic() - started) * 1000.0,
+            )
+        return Reply(reply.text, reply.outcome, reply.error_class, {"act": act.name, **reply.data})
 
 
 def failure_text(act: ActSpec, result: ActResult) -> str:

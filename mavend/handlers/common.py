@@ -43,14 +43,19 @@ class Reply:
     outcome: Outcome = Outcome.DONE
     error_class: str = ""  # coarse: not_found, timeout, exit_status, storage_locked, ...
     data: Mapping[str, Any] = field(default_factory=dict)
+    # What to say instead of `text` when it is spoken (a long list, summarised); "" = text.
+    spoken: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "text": self.text,
             "outcome": str(self.outcome),
             "error_class": self.error_class or None,
             "data": dict(self.data),
         }
+        if self.spoken:
+            out["spoken"] = self.spoken
+        return out
 
 
 class Embedder(Protocol):
@@ -70,6 +75,14 @@ class ChatLlm(Protocol):
 
 
 Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class TurnContext:
+    """Where a turn comes from. `room`: the room it was heard in; "" means the local
+    microphone, whose room is `[audio] room` (a satellite will name its own)."""
+
+    room: str = ""
 
 # A free reply (chat, phrasing a recalled answer) may take longer than a routing
 # decision ([router] llm_timeout_s): ~100 tokens at ~40 tok/s on two cores, plus

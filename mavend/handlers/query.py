@@ -21,7 +21,9 @@ the answer is "I don't know", never a model's guess about the user's life.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import date
 
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply
@@ -30,8 +32,10 @@ from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
 from mavend.router.personal import boundary_allows_general
+from mavend.router.timeparse import find_time
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
+_TODAY = re.compile(r"\b(?:today|tonight)\b")
 
 
 class QueryHandler:
@@ -48,7 +52,7 @@ class QueryHandler:
         if source == Source.CLOCK:
             return self.clock()
         if source == Source.REMINDERS:
-            return self.reminders.list()
+            return self.reminders.list(day=self._day(question))
         if source == Source.GENERAL and decision.source_anchored:
             return self._general_knowledge(decision, question)
         for step in self._chain(source):
@@ -57,6 +61,15 @@ class QueryHandler:
         if source in PERSONAL_SOURCES:  # a decider said the answer is the user's own
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": []})
         return self._general_knowledge(decision, question)
+
+    def _day(self, question: str) -> date | None:
+        """The day a calendar question names ("what's on my calendar on friday"), if any.
+        On a continued turn the question is the previous one with the new day in it."""
+        now = self.ctx.now()
+        if _TODAY.search(question.lower()):
+            return now.date()  # the resolver reads a late "today" as the next full hour
+        found = find_time(question, now)
+        return found.when.astimezone(now.tzinfo).date() if found is not None else None
 
     def _chain(self, source: Source) -> tuple[Callable[[str], Reply | None], ...]:
         """The user's own data, in the order the source suggests."""

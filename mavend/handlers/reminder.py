@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime, time
 
 from rapidfuzz import fuzz, process
 
@@ -105,17 +106,25 @@ class ReminderHandler:
             return self.cancel(command)
         return self.snooze(command)
 
-    def list(self) -> Reply:
+    def list(self, day: date | None = None) -> Reply:
+        """The pending reminders; only those of `day` when a question named one."""
         pending = self.ctx.reminders.pending()
-        if not pending:
-            return Reply("You have no reminders set.")
         now = self.ctx.now()
+        when = ""
+        if day is not None:
+            pending = [r for r in pending if r.fire_at.astimezone(now.tzinfo).date() == day]
+            when = " " + _day_words(day, now)
+        if not pending:
+            return Reply(f"You have no reminders{when}." if when else "You have no reminders set.")
         items = [f"{_label(r)} at {spoken_time(r.fire_at, now)}" for r in pending[:10]]
         more = f", and {len(pending) - 10} more" if len(pending) > 10 else ""
         noun = "reminder" if len(pending) == 1 else "reminders"
+        # Read aloud, a list is summarised: the count and the next one.
+        spoken = f"You have {len(pending)} {noun}{when}; the next is {items[0]}."
         return Reply(
-            f"You have {len(pending)} {noun}: {'; '.join(items)}{more}.",
+            f"You have {len(pending)} {noun}{when}: {'; '.join(items)}{more}.",
             data={"reminders": [r.id for r in pending]},
+            spoken=spoken if len(pending) > 1 else "",
         )
 
     def cancel(self, command: ReminderCommand) -> Reply:
@@ -165,6 +174,12 @@ def _about(text: str) -> str:
         return ""
     starts_verb = not lowered.startswith(("that ", "about ", "the ", "my ", "a "))
     return f"to {text}" if starts_verb else f"about {text}"
+
+
+def _day_words(day: date, now: datetime) -> str:
+    """'today', 'tomorrow', 'on Friday', 'on 3 April': spoken_time without the clock."""
+    noon = datetime.combine(day, time(12), tzinfo=now.tzinfo)
+    return spoken_time(noon, now).removeprefix("12:00 ")
 
 
 def _label(reminder: Reminder) -> str:

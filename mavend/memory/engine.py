@@ -559,6 +559,11 @@ def _judgment(plan: Plan) -> Decision | None:
     raw = plan.raw or plan.decision
     if plan.repair is not None or not _is_task(raw):
         return None
+    if plan.decision.continued:
+        # An ellipsis ("and dad at six") was rebuilt from the previous turn by the
+        # daemon: the fragment's own judgment is why it was (weak, or no request in
+        # it), and the rebuilt meaning is not the router's. Neither is evidence.
+        return None
     if (raw.intent, raw.slots.fn) != (plan.decision.intent, plan.decision.slots.fn):
         return None
     return raw

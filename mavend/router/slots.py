@@ -187,7 +187,17 @@ def _match_system(text: str) -> str:
 def _act_args(act: ActSpec, text: str, hinted: dict[str, str]) -> tuple[dict[str, str], str]:
     args: dict[str, str] = {}
     for name, slot in act.slots.items():
-        value = _slot_value(slot, hinted.get(name, ""), text)
+        hint = hinted.get(name, "")
+        if slot.optional:
+            # An optional slot (a device act's room) is what a grammar or model placed,
+            # and only if the user said it; no search of the text ("kitchen" in "the
+            # kitchen ceiling" is no room). Left out, the handler uses the turn's room.
+            said = hint and f" {normalize(hint)} " in f" {normalize(text)} "
+            value = _slot_value(slot, hint, hint) if said else None
+            if value is not None:
+                args[name] = value
+            continue
+        value = _slot_value(slot, hint, text)
         if value is None:
             return args, _slot_question(act, name, slot)
         args[name] = value
@@ -198,15 +208,9 @@ def _slot_value(slot: ActSlot, hint: str, text: str) -> str | None:
     """The validated value for one act slot, or None when it is missing or not allowed."""
     if slot.type == "enum":
         for candidate in (hint, text):
-            found = (
-                process.extractOne(
-                    normalize(candidate), slot.values, scorer=fuzz.partial_ratio, score_cutoff=90
-                )
-                if candidate
-                else None
-            )
-            if found:
-                return found[0]
+            found = _enum_value(slot.values, candidate)
+            if found is not None:
+                return found
         return None
     if slot.type == "int":
         number = parse_number(hint) if hint else None
@@ -220,6 +224,19 @@ def _slot_value(slot: ActSlot, hint: str, text: str) -> str | None:
         return str(number)
     value = hint.strip()
     return value if value and re.fullmatch(slot.pattern, value) else None
+
+
+def _enum_value(values: tuple[str, ...], candidate: str) -> str | None:
+    """The value said in `candidate`: the longest one present as whole words ("desk
+    lamp" over "lamp", "lamp" over "bedside lamp"), else the closest fuzzy match."""
+    said = normalize(candidate)
+    if not said:
+        return None
+    present = [v for v in values if f" {normalize(v)} " in f" {said} "]
+    if present:
+        return max(present, key=len)
+    found = process.extractOne(said, values, scorer=fuzz.partial_ratio, score_cutoff=90)
+    return found[0] if found else None
 
 
 def _slot_question(act: ActSpec, name: str, slot: ActSlot) -> str:

@@ -1,0 +1,72 @@
+"""Which network addresses count as "this household": loopback, private, link-local.
+
+mavend sends nothing about its user off the box unless configured to, and then
+only to an address on the user's own network, unless the config says
+`allow_remote = true` (README, "A model on another machine"). This module is
+the one definition of "own network"; the config checks literal addresses with
+it when it is read, and the LLM backend checks the addresses a host name
+resolves to, once, at start.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:  # mavend.config imports this module
+    from mavend.config import Settings
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# Loopback, RFC 1918, IPv6 unique-local (fc00::/7), and link-local for both families.
+PRIVATE_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
+    ipaddress.ip_network(net)
+    for net in (
+        "127.0.0.0/8", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+        "::1/128", "fc00::/7", "fe80::/10",
+    )
+)
+LOCAL_NAMES = ("localhost",)
+
+
+def address_is_private(address: IpAddress) -> bool:
+    """Whether `address` is loopback, private or link-local (IPv4-mapped IPv6 included)."""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in net for net in PRIVATE_NETWORKS if net.version == address.version)
+
+
+def literal_host_is_private(host: str) -> bool | None:
+    """True or False for `localhost` or an IP literal; None for a name to resolve."""
+    host = host.strip("[]").lower().rstrip(".")
+    if host in LOCAL_NAMES:
+        return True
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])  # fe80::1%eth0
+    except ValueError:
+        return None
+    return address_is_private(address)
+
+
+def url_host(url: str) -> str:
+    """The host part of `url` ("" when it has none), without brackets."""
+    return (urlsplit(url).hostname or "").lower()
+
+
+def configured_hosts(settings: Settings) -> tuple[str, ...]:
+    """The hosts the config sends to, in config order, each once: the remote LLM server,
+    the MQTT broker and Home Assistant, each only when something uses it. The systemd units
+    open IP for these and nothing else (mavend/service.py)."""
+    hosts: list[str] = []
+    if settings.llm.backend == "openai":
+        hosts.append(url_host(settings.llm.base_url))
+    acts = settings.acts.allow
+    if any(a.kind == "mqtt" for a in acts) or any(d.mqtt for d in settings.devices):
+        hosts.append(settings.mqtt.host.strip("[]").lower())
+    uses_ha = any(a.kind == "homeassistant" for a in acts) or any(
+        d.homeassistant for d in settings.devices
+    )
+    if uses_ha and settings.homeassistant.url:
+        hosts.append(url_host(settings.homeassistant.url))
+    return tuple(dict.fromkeys(h for h in hosts if h))

@@ -1,0 +1,125 @@
+"""What the reply says after a home act: the devices' reported state, or one sentence
+saying why it can't (the broker or Home Assistant unreachable, a refused login or
+token, a device that never answered)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mavend.config import DeviceSpec, Settings
+from mavend.handlers.common import Outcome, Reply, human_list
+from mavend.home import homeassistant as ha
+from mavend.home import mqtt
+
+Sentence = Callable[[str, str, bool, int], str]
+
+
+@dataclass(frozen=True)
+class DeviceOutcome:
+    device: DeviceSpec
+    confirmed: bool  # the device (or Home Assistant) reports the state asked for
+    state: dict[str, Any] | None = None  # {"on": bool, "level": percent or None}
+    error: str = ""  # a transport error class (mavend.home.mqtt / homeassistant)
+    detail: str = ""
+    published: bool = False  # the command left: the broker or Home Assistant took it
+    status: int = 0  # Home Assistant's HTTP status
+
+
+def summary(
+    op: str,
+    level: int | None,
+    outcomes: Sequence[DeviceOutcome],
+    group: str,
+    sentence: Sentence,
+) -> Reply:
+    ok = [o for o in outcomes if o.confirmed]
+    failed = [o for o in outcomes if not o.confirmed and o.error]
+    silent = [o for o in outcomes if not o.confirmed and not o.error]
+    parts = []
+    if ok:
+        parts.append(_confirmed(op, level, ok, group if len(ok) == len(outcomes) else ""))
+    if silent:
+        verb = "answer" if op == "state" else "confirm"
+        lead = "I asked" if op == "state" else "I sent it"
+        parts.append(f"{lead}, but {subject(silent)} didn't {verb}.")
+    if failed:
+        first = failed[0]
+        parts.append(sentence(first.error, subject(failed), first.published, first.status))
+    text = " ".join(parts)
+    if failed:
+        first = failed[0]
+        outcome = Outcome.UNAVAILABLE if "unreachable" in first.error else Outcome.FAILED
+        return Reply(text, outcome, first.error)
+    if silent:
+        return Reply(text, Outcome.FAILED, "unconfirmed")
+    return Reply(text)
+
+
+def subject(outcomes: Sequence[DeviceOutcome]) -> str:
+    return human_list([f"the {o.device.name}" for o in outcomes])
+
+
+def _confirmed(op: str, level: int | None, ok: Sequence[DeviceOutcome], group: str) -> str:
+    if op == "state":
+        return _capital(human_list([f"the {o.device.name} is {_state(o.state)}" for o in ok])) + "."
+    who = group or subject(ok)
+    verb = "are" if group or len(ok) > 1 else "is"
+    if op == "set" and level:
+        return f"{_capital(who)} {verb} at {level} percent."
+    on = op == "on"
+    return f"{_capital(who)} {verb} {'on' if on else 'off'}."
+
+
+def _state(state: dict[str, Any] | None) -> str:
+    if not state:
+        return "in an unknown state"
+    if state["on"] and state.get("level") is not None:
+        return f"on, at {state['level']} percent"
+    return "on" if state["on"] else "off"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def failure_sentence(
+    settings: Settings, error: str, subject: str, published: bool, status: int
+) -> str:
+    """One plain sentence for a transport failure; `subject`: what should have confirmed."""
+    broker = f"{settings.mqtt.host}:{settings.mqtt.port}"
+    home = settings.homeassistant
+    sentences = {
+        mqtt.UNREACHABLE: f"I couldn't reach the MQTT broker at {broker}, so nothing was sent.",
+        mqtt.REFUSED: (
+            "The MQTT broker refused my login, so nothing was sent: check [mqtt] username "
+            "and password_file."
+        ),
+        mqtt.PASSWORD: (
+            f"I can't read the MQTT password file {settings.mqtt.password_file}, so nothing "
+            "was sent."
+        ),
+        mqtt.DROPPED: (
+            f"I sent it, but the broker dropped the connection before {subject} confirmed."
+            if published
+            else "The MQTT broker dropped the connection while I was sending, so I can't "
+            "tell whether it went through."
+        ),
+        ha.UNCONFIGURED: (
+            "Home Assistant isn't set up: [homeassistant] url and token_file are empty."
+        ),
+        ha.TOKEN_FILE: (
+            f"I can't read the Home Assistant token file {home.token_file}, so nothing was done."
+        ),
+        ha.UNREACHABLE: f"I couldn't reach Home Assistant at {home.url}, so nothing was done.",
+        ha.AUTH: (
+            f"Home Assistant refused my token ({status}); it may have expired: put a new "
+            f"long-lived access token in {home.token_file}."
+        ),
+        ha.HTTP: f"Home Assistant refused the request ({status}), so nothing was done.",
+        ha.BAD_RESPONSE: (
+            "Home Assistant answered, but not in a way I understand; check it did what you asked."
+        ),
+    }
+    return sentences.get(error, f"That failed ({error}).")

@@ -1,0 +1,249 @@
+"""Run a home act (mqtt, homeassistant, device) and say what happened in one reply.
+
+The act and its slot values were checked against the allowlist by the act handler;
+here every value is checked again against where it goes (mavend.home.templates)
+before anything is sent. Device acts resolve their devices from the devices table,
+switch them, and read the new state back: from the device's Zigbee2MQTT state
+topic, or from Home Assistant's answer. The reply says what the devices report,
+or, in one sentence, why it can't: the broker or Home Assistant unreachable, the
+login or token refused, a device that never answered. Each failed turn is logged
+once, here. Nothing is retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mavend.config import ActSpec, DeviceSpec, Settings
+from mavend.handlers.common import Outcome, Reply
+from mavend.home import homeassistant as ha
+from mavend.home import mqtt, templates
+from mavend.home.devices import OPERATIONS, resolve
+from mavend.home.feedback import DeviceOutcome, failure_sentence, summary
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class HomeRun:
+    reply: Reply
+    sent: tuple[str, ...] = ()  # what went out, for the act log: ("mqtt", topic, payload)
+    detail: str = ""  # the transport's own words about a failure
+
+
+@dataclass
+class _Sent:
+    lines: list[str] = field(default_factory=list)
+
+    def add(self, *parts: str) -> None:
+        self.lines.extend(parts)
+
+
+class HomeActs:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+
+    def run(self, act: ActSpec, args: Mapping[str, str], here: str) -> HomeRun:
+        try:
+            if act.kind == "mqtt":
+                return self._mqtt_act(act, args)
+            if act.kind == "homeassistant":
+                return self._ha_act(act, args)
+            return self._device_act(act, dict(args), here or self.settings.audio.room)
+        except templates.TemplateError as exc:
+            # Refused before anything was sent: a value that cannot go where the act sends it.
+            log.warning("act %s refused: %s", act.name, exc)
+            return HomeRun(Reply(f"I can't send that: {exc}.", Outcome.REFUSED, "bad_argument"))
+
+    # acts written in the allowlist ----------------------------------------
+    def _mqtt_act(self, act: ActSpec, args: Mapping[str, str]) -> HomeRun:
+        ints = frozenset(n for n, s in act.slots.items() if s.type == "int")
+        message = mqtt.Message(
+            templates.render_topic(act.topic, args),
+            templates.render_payload(act.payload, args, ints),
+            act.qos,
+            act.retain,
+        )
+        sent = ("mqtt", message.topic, message.payload)
+        result = mqtt.publish(self.settings.mqtt, [message])
+        what = act.description or act.name.replace("_", " ")
+        if result.error:
+            return self._failed(act, result.error, result.detail, sent, published=result.published)
+        return HomeRun(Reply(f"Sent: {what}.", data=_data(act, sent)), sent)
+
+    def _ha_act(self, act: ActSpec, args: Mapping[str, str]) -> HomeRun:
+        ints = frozenset(n for n, s in act.slots.items() if s.type == "int")
+        entity = templates.render_entity(act.entity_id, args)
+        body = {"entity_id": entity, **templates.render_json(act.data, args, ints)}
+        sent = ("homeassistant", act.service, templates.json_text(body))
+        result = ha.call_service(self.settings.homeassistant, act.service, body)
+        if result.error:
+            return self._failed(act, result.error, result.detail, sent, status=result.status)
+        what = act.description or act.name.replace("_", " ")
+        state = ha.changed_state(result, entity)
+        now = f" {entity} is now {state.get('state')}." if state else ""
+        return HomeRun(Reply(f"Done: {what}.{now}", data=_data(act, sent)), sent)
+
+    # generated device acts -----------------------------------------------
+    def _device_act(self, act: ActSpec, args: dict[str, str], here: str) -> HomeRun:
+        op = OPERATIONS.get(act.name)
+        if op is None:  # a `device` act the table did not generate: nothing to reach
+            return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
+        found = resolve(self.settings.devices, act.name, args, here)
+        if found.question:
+            return HomeRun(Reply(found.question, Outcome.ASKED, data={"act": act.name}))
+        if found.refusal:
+            return HomeRun(Reply(found.refusal, Outcome.REFUSED, "bad_argument"))
+        level = int(args["brightness"]) if op == "set" else None
+        sent = _Sent()
+        outcomes = [
+            *self._via_mqtt([d for d in found.devices if d.mqtt], op, level, sent),
+            *(self._via_ha(d, op, level, sent) for d in found.devices if d.homeassistant),
+        ]
+        reply = summary(op, level, outcomes, found.group, self._sentence)
+        failed = next((o for o in outcomes if o.error), None)
+        if failed is not None:
+            log.warning("act %s: %s (%s)", act.name, failed.error, failed.detail)
+        data = {"act": act.name, "devices": [d.name for d in found.devices], "sent": sent.lines}
+        return HomeRun(
+            Reply(reply.text, reply.outcome, reply.error_class, data),
+            tuple(sent.lines),
+            failed.detail if failed else "",
+        )
+
+    def _via_mqtt(
+        self, devices: Sequence[DeviceSpec], op: str, level: int | None, sent: _Sent
+    ) -> list[DeviceOutcome]:
+        if not devices:
+            return []
+        messages = [z2m_message(d, op, level) for d in devices]
+        for message in messages:
+            sent.add("mqtt", message.topic, message.payload)
+        watches = {d.mqtt: z2m_check(op, level) for d in devices}
+        result = mqtt.publish(self.settings.mqtt, messages, watches)
+        return [
+            DeviceOutcome(
+                d,
+                confirmed=d.mqtt in result.confirmed,
+                state=z2m_state(result.states.get(d.mqtt)),
+                error=result.error,
+                detail=result.detail,
+                published=result.published,
+            )
+            for d in devices
+        ]
+
+    def _via_ha(self, device: DeviceSpec, op: str, level: int | None, sent: _Sent) -> DeviceOutcome:
+        entity = device.homeassistant
+        if op == "state":
+            sent.add("homeassistant", "GET", entity)
+            result = ha.get_state(self.settings.homeassistant, entity)
+            state = result.body if isinstance(result.body, dict) else None
+        else:
+            service, body = ha_call(device, op, level)
+            sent.add("homeassistant", service, templates.json_text(body))
+            result = ha.call_service(self.settings.homeassistant, service, body)
+            state = ha.changed_state(result, entity)
+            if state is None and not result.error:
+                # Already in that state: Home Assistant lists no change. Ask it.
+                state = ha.get_state(self.settings.homeassistant, entity).body
+        seen = ha_state(state if isinstance(state, dict) else None)
+        return DeviceOutcome(
+            device,
+            confirmed=seen is not None and state_matches(op, level, seen),
+            state=seen,
+            error=result.error,
+            detail=result.detail or (str(result.status) if result.status else ""),
+            published=not result.error,
+            status=result.status,
+        )
+
+    # failures --------------------------------------------------------------
+    def _sentence(self, error: str, subject: str, published: bool, status: int = 0) -> str:
+        return failure_sentence(self.settings, error, subject, published, status)
+
+    def _failed(
+        self,
+        act: ActSpec,
+        error: str,
+        detail: str,
+        sent: tuple[str, ...],
+        *,
+        published: bool = False,
+        status: int = 0,
+    ) -> HomeRun:
+        log.warning("act %s: %s (%s)", act.name, error, detail)
+        text = self._sentence(error, "it", published, status)
+        outcome = Outcome.UNAVAILABLE if "unreachable" in error else Outcome.FAILED
+        return HomeRun(Reply(text, outcome, error, _data(act, sent)), sent, detail)
+
+
+def _data(act: ActSpec, sent: tuple[str, ...]) -> dict[str, Any]:
+    return {"act": act.name, "sent": list(sent)}
+
+
+# Zigbee2MQTT: commands to <topic>/set, reads to <topic>/get, state on <topic> -------
+Z2M_BRIGHTNESS = 254  # Zigbee2MQTT's brightness scale: 0-254
+
+
+def z2m_message(device: DeviceSpec, op: str, level: int | None) -> mqtt.Message:
+    if op == "state":
+        return mqtt.Message(f"{device.mqtt}/get", templates.json_text({"state": ""}))
+    body: dict[str, Any] = {"state": "ON" if op == "on" or (level or 0) > 0 else "OFF"}
+    if op == "set" and level:
+        body["brightness"] = round(level * Z2M_BRIGHTNESS / 100)
+    return mqtt.Message(f"{device.mqtt}/set", templates.json_text(body), qos=1)
+
+
+def z2m_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """{"on": bool, "level": percent or None} from a Zigbee2MQTT state message."""
+    if not state or not isinstance(state.get("state"), str):
+        return None
+    brightness = state.get("brightness")
+    level = round(brightness * 100 / Z2M_BRIGHTNESS) if _number(brightness) else None
+    return {"on": state["state"].upper() == "ON", "level": level}
+
+
+def z2m_check(op: str, level: int | None):
+    def check(state: Mapping[str, Any]) -> bool:
+        seen = z2m_state(state)
+        return seen is not None and state_matches(op, level, seen)
+
+    return check
+
+
+# Home Assistant: <domain>.turn_on / turn_off, brightness_pct for lights -----------
+def ha_call(device: DeviceSpec, op: str, level: int | None) -> tuple[str, dict[str, Any]]:
+    domain = device.homeassistant.partition(".")[0]
+    body: dict[str, Any] = {"entity_id": device.homeassistant}
+    turn_on = op == "on" or (op == "set" and (level or 0) > 0)
+    if op == "set" and level:
+        body["brightness_pct"] = level
+    return f"{domain}.{'turn_on' if turn_on else 'turn_off'}", body
+
+
+def ha_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not state or state.get("state") not in ("on", "off"):
+        return None
+    brightness = (state.get("attributes") or {}).get("brightness")
+    level = round(brightness * 100 / 255) if _number(brightness) else None
+    return {"on": state["state"] == "on", "level": level}
+
+
+def state_matches(op: str, level: int | None, seen: Mapping[str, Any]) -> bool:
+    if op == "state":
+        return True
+    want_on = op == "on" or (op == "set" and (level or 0) > 0)
+    if seen["on"] != want_on:
+        return False
+    # A light reports brightness on its own scale: within 2 percent is the level asked for.
+    return not (
+        op == "set" and level and seen["level"] is not None and abs(seen["level"] - level) > 2
+    )
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
