@@ -54,10 +54,24 @@ def url_host(url: str) -> str:
     return (urlsplit(url).hostname or "").lower()
 
 
+def tcp_uri(uri: str) -> tuple[str, int]:
+    """(host, port) of a Wyoming address, "tcp://host:port"; ValueError when it is not one."""
+    parts = urlsplit(uri)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "tcp" or not parts.hostname or port is None:
+        raise ValueError("must be tcp://host:port")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
+        raise ValueError("must be tcp://host:port, nothing more")
+    return parts.hostname.lower(), port
+
+
 def configured_hosts(settings: Settings) -> tuple[str, ...]:
     """The hosts the config sends to, in config order, each once: the remote LLM server,
-    the MQTT broker and Home Assistant, each only when something uses it. The systemd units
-    open IP for these and nothing else (mavend/service.py)."""
+    the MQTT broker, Home Assistant and a Wyoming speech server, each only when something
+    uses it. The systemd units open IP for these and nothing else (mavend/service.py)."""
     hosts: list[str] = []
     if settings.llm.backend == "openai":
         hosts.append(url_host(settings.llm.base_url))
@@ -69,4 +83,8 @@ def configured_hosts(settings: Settings) -> tuple[str, ...]:
     )
     if uses_ha and settings.homeassistant.url:
         hosts.append(url_host(settings.homeassistant.url))
+    if settings.stt.backend == "wyoming":  # a Wyoming speech-to-text server
+        hosts.append(tcp_uri(settings.stt.uri)[0])
+    # Wyoming satellites: mavend connects to them, as Home Assistant does.
+    hosts.extend(tcp_uri(satellite.uri)[0] for satellite in settings.satellites)
     return tuple(dict.fromkeys(h for h in hosts if h))

@@ -23,7 +23,7 @@ from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
 from mavend.handlers.act import CONFIRM_KEY
-from mavend.handlers.common import ChatLlm, Clock, Embedder
+from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.memory import Memory
 from mavend.memory.engine import ROUTED_PLAN
 from mavend.router.decision import Decision, Intent, Slots, Stage
@@ -96,9 +96,12 @@ class Assistant:
         self.conversation = Conversation(settings, store, clock=self.ctx.now)
         self._lock = threading.Lock()
 
-    def handle_text(self, text: str, *, session: str = DEFAULT_SESSION) -> Turn:
+    def handle_text(
+        self, text: str, *, session: str = DEFAULT_SESSION, context: TurnContext | None = None
+    ) -> Turn:
         """One turn. `session`: where it was said from; an ellipsis ("and on friday?")
-        continues only the previous turn of the same session."""
+        continues only the previous turn of the same session. `context`: the room and
+        satellite it was heard in (None: this box's microphone, `[audio] room`)."""
         started = time.monotonic()
         # Undecodable bytes (a stray byte in argv or on stdin) arrive as lone
         # surrogates, which SQLite cannot store: they become U+FFFD here.
@@ -106,7 +109,7 @@ class Assistant:
         with self._lock:
             decision: Decision | None = None
             try:
-                decision, reply = self._turn(text, session)
+                decision, reply = self._turn(text, session, context)
             except StorageError as exc:
                 log.error("turn failed: %s", exc)
                 reply = Reply(
@@ -126,7 +129,9 @@ class Assistant:
         return Turn(text, decision, reply, duration)
 
     # the pipeline --------------------------------------------------------
-    def _turn(self, text: str, session: str) -> tuple[Decision | None, Reply]:
+    def _turn(
+        self, text: str, session: str, context: TurnContext | None = None
+    ) -> tuple[Decision | None, Reply]:
         utterance = text.strip()
         said = self._plain(utterance)
         if not said:
@@ -147,13 +152,13 @@ class Assistant:
             )
             self.conversation.remember(session, decision, said)
             return decision, self.handler.command(command)
-        decision, reply, continued = self._routed(utterance, said, session)
+        decision, reply, continued = self._routed(utterance, said, session, context)
         rebuilt = continued.text if continued is not None else ""
         self.conversation.remember(session, decision, said, rebuilt=rebuilt)
         return decision, reply
 
     def _routed(
-        self, utterance: str, said: str, session: str
+        self, utterance: str, said: str, session: str, context: TurnContext | None = None
     ) -> tuple[Decision, Reply, Continuation | None]:
         """Route (through memory, when on), continue an ellipsis, handle."""
         if self.memory.enabled:
@@ -169,7 +174,7 @@ class Assistant:
                 )
                 if continued is not None:
                     plan = replace(plan, decision=continued.decision)
-            reply = self.handler.handle(plan.decision)
+            reply = self.handler.handle(plan.decision, context)
             self.memory.observe(plan, reply.outcome, reply.error_class)
             return plan.decision, reply, continued
         decision = self.router.route(utterance)
@@ -178,7 +183,7 @@ class Assistant:
         )
         if continued is not None:
             decision = continued.decision
-        return decision, self.handler.handle(decision), continued
+        return decision, self.handler.handle(decision, context), continued
 
     def _confirmation(self, utterance: str, said: str) -> tuple[Decision, Reply] | None:
         """A yes/no to a pending destructive act; any other turn drops the question."""

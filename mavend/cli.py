@@ -97,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mavend.models.cli import register as register_models
 
     register_models(commands)
+    from mavend.wyoming.satellite_cli import register as register_satellites
+
+    register_satellites(commands)
 
     from mavend.reminders_cli import register as register_reminders
 

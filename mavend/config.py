@@ -95,6 +95,34 @@ class SttSettings:
     # "fit": encode only the audio's length (padded to whole seconds), several
     # times faster on short commands; "full": Whisper's standard 30 s window.
     encoder_window: Literal["fit", "full"] = "fit"
+    # "local": faster-whisper in this process; "wyoming": a Wyoming ASR server at `uri`
+    # (wyoming-faster-whisper on a bigger machine). model..encoder_window are the local one's.
+    backend: Literal["local", "wyoming"] = "local"
+    # Send audio to a uri outside loopback, private and link-local addresses.
+    allow_remote: bool = False
+    uri: str = ""  # "tcp://192.168.1.20:10300"
+    timeout_s: Positive = 15.0  # connect + transcribe; past it the turn ends, listening goes on
+
+    @field_validator("uri")
+    @classmethod
+    def _own_network(cls, uri: str, info: ValidationInfo) -> str:
+        if not uri:
+            return uri
+        host, _port = addresses.tcp_uri(uri)
+        if addresses.literal_host_is_private(host) is False and not info.data.get(
+            "allow_remote", False
+        ):
+            raise ValueError(
+                f"{host} is not a loopback or private address; set allow_remote = true "
+                "to send what the microphone hears to it"
+            )
+        return uri
+
+    @model_validator(mode="after")
+    def _complete(self) -> SttSettings:
+        if self.backend == "wyoming" and not self.uri:
+            raise ValueError('backend = "wyoming" needs a uri ("tcp://host:10300")')
+        return self
 
 
 @_settings
@@ -413,6 +441,38 @@ class DeviceSpec:
 
 
 @_settings
+class SatelliteSpec:
+    """A Wyoming satellite (wyoming-satellite on a Pi) mavend connects to, as Home
+    Assistant does (mavend/wyoming/satellite.py). Its turns are heard in `room`."""
+
+    uri: str  # "tcp://192.168.1.31:10700": where the satellite serves Wyoming
+    name: Name  # "kitchen": its session is satellite:<name>, `mavend satellites` shows it
+    room: SpokenName | Literal[""] = ""  # "" = [audio] room
+    # Connect to a uri outside loopback, private and link-local addresses.
+    allow_remote: bool = False
+    # The rate of the reply audio sent to it; wyoming-satellite's --snd-command-rate
+    # (default 22050). 16-bit mono either way.
+    snd_rate: int = Field(default=22050, ge=8000, le=48000)
+
+    @field_validator("uri")
+    @classmethod
+    def _own_network(cls, uri: str) -> str:
+        addresses.tcp_uri(uri)  # ValueError: must be tcp://host:port
+        return uri
+
+    @model_validator(mode="after")
+    def _private(self) -> SatelliteSpec:
+        # After the fields: allow_remote comes after uri in the file as often as before.
+        host, _port = addresses.tcp_uri(self.uri)
+        if addresses.literal_host_is_private(host) is False and not self.allow_remote:
+            raise ValueError(
+                f"{host} is not a loopback or private address; set allow_remote = true "
+                "to stream from a satellite outside your own network"
+            )
+        return self
+
+
+@_settings
 class ReminderSettings:
     timezone: str = ""  # "" = the system's local zone; else an IANA name like "Europe/Berlin"
     default_hour: int = Field(default=9, ge=0, le=23)  # for "tomorrow" with no time of day
@@ -480,6 +540,23 @@ class EarconSettings:
 
 
 @_settings
+class WyomingSettings:
+    """Mavend as a Wyoming service (mavend/wyoming/server.py): Home Assistant's
+    conversation agent, and its voice. Off while `listen` is ""."""
+
+    listen: str = ""  # "tcp://127.0.0.1:10400"; another address than loopback is logged
+    # Also serve `synthesize` with mavend's own voice ([tts] voice), announced in `info`.
+    synthesize: bool = True
+
+    @field_validator("listen")
+    @classmethod
+    def _address(cls, listen: str) -> str:
+        if listen:
+            addresses.tcp_uri(listen)
+        return listen
+
+
+@_settings
 class StorageSettings:
     data_dir: str = ""  # "" = the XDG data dir (MAVEND_DATA_DIR overrides)
     database: str = "mavend.sqlite3"  # relative to data_dir
@@ -518,12 +595,14 @@ class Settings:
     mqtt: MqttSettings = field(default_factory=MqttSettings)
     homeassistant: HomeAssistantSettings = field(default_factory=HomeAssistantSettings)
     devices: tuple[DeviceSpec, ...] = ()
+    satellites: tuple[SatelliteSpec, ...] = ()
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
     conversation: ConversationSettings = field(default_factory=ConversationSettings)
     tts: TtsSettings = field(default_factory=TtsSettings)
     earcons: EarconSettings = field(default_factory=EarconSettings)
+    wyoming: WyomingSettings = field(default_factory=WyomingSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)
@@ -537,6 +616,15 @@ class Settings:
             from mavend.home.devices import with_device_acts
 
             object.__setattr__(self, "acts", with_device_acts(self.acts, self.devices))
+        return self
+
+    @model_validator(mode="after")
+    def _satellite_names(self) -> Settings:
+        # The name is the satellite's session and the key a reminder is announced by.
+        names = [satellite.name for satellite in self.satellites]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"satellite names must differ: {', '.join(twice)} twice")
         return self
 
 

@@ -41,6 +41,7 @@ from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
 from mavend.errors import MavendError
+from mavend.handlers.common import TurnContext
 from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
@@ -169,6 +170,13 @@ class Daemon:
         self.router: PrefetchingRouter | None = None
         self.voice: VoiceService | None = None
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
+        # Wyoming satellites ([[satellites]]): one service each (mavend/wyoming/satellite.py).
+        self.satellites: Any = None
+        # Turns wait here in arrival order (asyncio.Lock wakes its waiters first come,
+        # first served): rooms take turns at the one local LLM, and a waiting turn holds
+        # no worker thread.
+        self._turn_queue = asyncio.Lock()
+        self.wyoming: Any = None  # mavend.wyoming.server.WyomingServer, when [wyoming] listen
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
@@ -264,6 +272,14 @@ class Daemon:
             self.voice = self._make_voice(settings)
             await self.voice.load()
             services.append(("voice", self.voice.run))
+        if settings.satellites:
+            services += await self._load_satellites(settings)
+        if settings.wyoming.listen:  # Home Assistant's conversation agent (mavend/wyoming/)
+            from mavend.wyoming.server import WyomingServer
+
+            voice = getattr(self.speaker, "voice", None)  # shared: one voice loaded, not two
+            self.wyoming = WyomingServer(self, settings, voice=voice)
+            services.append(("wyoming", self.wyoming.run))
         # Ready means ready to answer: the models are loaded before start() returns
         # (and before READY=1), so the first turn is not the slow one.
         await asyncio.to_thread(self._warm_up, self.router)
@@ -376,20 +392,29 @@ class Daemon:
 
     # turns ---------------------------------------------------------------
     async def submit_text(
-        self, text: str, *, notify: bool = True, session: str = DEFAULT_SESSION
+        self,
+        text: str,
+        *,
+        notify: bool = True,
+        session: str = DEFAULT_SESSION,
+        context: TurnContext | None = None,
     ) -> Turn:
         """One text turn, as if it had been spoken; its reply is also shown.
 
         `session`: where it was said. The microphone, stdin, `mavend say` and the D-Bus
         API are the one local session (the same person at the same box: "and on
-        friday?" typed continues a spoken question); a satellite will pass its own."""
+        friday?" typed continues a spoken question); a satellite passes its own, and its
+        room and name as `context`."""
         assistant = self.assistant
         if assistant is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
         self._turns_in_flight += 1
         self._turns_idle.clear()
         try:
-            turn = await asyncio.to_thread(assistant.handle_text, text, session=session)
+            async with self._turn_queue:
+                turn = await asyncio.to_thread(
+                    assistant.handle_text, text, session=session, context=context
+                )
         finally:
             self._turns_in_flight -= 1
             if not self._turns_in_flight:
@@ -417,6 +442,34 @@ class Daemon:
             # the next turn without the wake word, once the reply has been said (the
             # speech is queued first, so the front end knows to wait for it).
             self.voice.follow_up(turn.reply)
+
+    async def _satellite_turn(self, text: str, spec: Any) -> Turn:
+        """A transcript from satellite `spec` (a config SatelliteSpec): its own session,
+        its room; the reply goes back to it (not to this box's notifications)."""
+        self._tell("transcript", text, 1.0)
+        context = TurnContext(room=spec.room, satellite=spec.name)
+        return await self.submit_text(
+            text, notify=False, session=f"satellite:{spec.name}", context=context
+        )
+
+    async def _load_satellites(
+        self, settings: Settings
+    ) -> list[tuple[str, Callable[[], Awaitable[None]]]]:
+        from mavend.wyoming.satellite_service import SatelliteService
+
+        voice = getattr(self.speaker, "voice", None)
+        self.satellites = SatelliteService(
+            settings,
+            self._satellite_turn,
+            grammar=getattr(self.router, "grammar", None),
+            voice=voice,
+        )
+        await asyncio.to_thread(self.satellites.load)
+        return self.satellites.services()
+
+    async def satellites_status(self) -> list[dict[str, Any]]:
+        """Each configured satellite: name, uri, room, state, last error (`mavend satellites`)."""
+        return [] if self.satellites is None else self.satellites.status()
 
     async def _show_reply(self, text: str) -> None:
         assert self.notifier is not None
@@ -589,8 +642,18 @@ class Daemon:
         if self.delivery is not None:
             self.delivery.wake.set()
         self._tell("reminder_fired", firing)
-        if self.speaker is not None and self.settings.tts.speak_reminders:
-            self.speaker.speak(f"Reminder: {firing.reminder.text}")
+        if not self.settings.tts.speak_reminders:
+            return
+        said = f"Reminder: {firing.reminder.text}"
+        origin = firing.reminder.origin
+        if origin and self.satellites is not None:
+            # Set on a satellite: announced there. Not connected now: said here instead.
+            if self.satellites.announce(origin, said):
+                return
+            log.info("satellite %s is not connected: reminder %d is announced here",
+                     origin, firing.reminder.id)
+        if self.speaker is not None:
+            self.speaker.speak(said)
 
     def _tell(self, what: str, *args: Any) -> None:
         for observer in self.observers:

@@ -7,7 +7,7 @@ The daemon exports one object, `/org/mavend/Assistant1`, with one interface,
                 Route(s text) -> s decision_json (+ "memory": what memory would change)
                 ListReminders() -> s json_array
                 CancelReminder(x id) -> b       CancelReminderJson(x id) -> s reminder_json
-                Pause()  Resume()
+                Pause()  Resume()               Satellites() -> s json_array
     properties  Listening (b, read-only; PropertiesChanged on change)  Version (s)
     signals     Transcript(s text, d confidence)  Decision(s json)  ReminderFired(x id, s text)
     errors      org.mavend.Assistant1.Error.NotFound      no reminder with that id
@@ -88,6 +88,8 @@ class Controller(Protocol):
     async def pause(self) -> None: ...
 
     async def resume(self) -> None: ...
+
+    async def satellites_status(self) -> list[dict[str, Any]]: ...  # [[satellites]], live
 
     @property
     def listening(self) -> bool: ...
@@ -171,6 +173,13 @@ class AssistantInterface(ServiceInterface):
         call = self.controller.cancel_reminder(reminder_id)
         reminder = await self._run("CancelReminderJson", call)
         return _dumps(reminder.to_json())
+
+    @method()
+    async def Satellites(self) -> "s":
+        # A controller without satellites (an older test double) has none to report.
+        status = getattr(self.controller, "satellites_status", None)
+        satellites = await self._run("Satellites", status()) if status is not None else []
+        return _dumps(satellites)
 
     @method()
     async def Pause(self):

@@ -127,6 +127,10 @@ class DaemonClient:
         (reminder,) = await self.call("CancelReminderJson", "x", [reminder_id])
         return json.loads(reminder)
 
+    async def satellites(self) -> list[dict[str, Any]]:
+        (satellites,) = await self.call("Satellites")
+        return json.loads(satellites)
+
     async def pause(self) -> None:
         await self.call("Pause")
 
@@ -236,6 +240,10 @@ def list_reminders(*, bus_address: str | None = None) -> list[dict[str, Any]]:
 
 def cancel_reminder(reminder_id: int, *, bus_address: str | None = None) -> bool:
     return _run(lambda client: client.cancel_reminder(reminder_id), bus_address)
+
+
+def satellites(*, bus_address: str | None = None) -> list[dict[str, Any]]:
+    return _run(lambda client: client.satellites(), bus_address)
 
 
 def pause(*, bus_address: str | None = None) -> None:

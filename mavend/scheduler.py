@@ -80,6 +80,7 @@ class Reminder:
     status: Status
     snoozes: int
     created_at: datetime
+    origin: str | None = None  # the satellite it was set from; None: this box
 
     @property
     def job_id(self) -> str:
@@ -94,6 +95,7 @@ class Reminder:
             "status": str(self.status),
             "snoozes": self.snoozes,
             "created_at": iso(self.created_at),
+            "origin": self.origin,
         }
 
 
@@ -115,23 +117,32 @@ def _tz_name(tz: tzinfo) -> str:
 class ReminderBook:
     """Reads and writes reminders; safe to use from any process or thread."""
 
-    _COLUMNS = "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at"
+    _COLUMNS = "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin"
 
     def __init__(self, store: Store, tz: tzinfo):
         self.store, self.tz = store, tz
 
     # writing -------------------------------------------------------------
     def add(
-        self, text: str, fire_at: datetime, *, now: datetime, kind: str = "reminder"
+        self,
+        text: str,
+        fire_at: datetime,
+        *,
+        now: datetime,
+        kind: str = "reminder",
+        origin: str | None = None,
     ) -> Reminder:
         if fire_at.tzinfo is None:
             raise ValueError("a reminder's fire time must be timezone-aware")
         fire_at = fire_at.astimezone(self.tz).replace(microsecond=0)
         with self.store.write("saving the reminder") as conn:
             cursor = conn.execute(
-                "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now)),
+                "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
+                    origin,
+                ),
             )
             return self._get(conn, int(cursor.lastrowid or 0))
 
@@ -322,6 +333,7 @@ class ReminderBook:
             status=Status(row["status"]),
             snoozes=row["snoozes"],
             created_at=parse_iso(row["created_at"]),
+            origin=row["origin"],
         )
 
 

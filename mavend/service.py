@@ -27,10 +27,14 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mavend import addresses, paths
 from mavend.desktop import install_desktop_files, uninstall_desktop_files
 from mavend.errors import DeviceError, MavendError
+
+if TYPE_CHECKING:  # mavend.config is imported late here (plan_for), as before
+    from mavend.config import Settings
 
 UNIT_NAME = "mavend.service"
 SYSTEM_UNIT_DIR = Path("/etc/systemd/system")
@@ -71,6 +75,8 @@ class UnitPlan:
     # no IP at all. System units also list their addresses, resolved at install.
     network: tuple[str, ...] = ()
     network_addresses: tuple[str, ...] = ()
+    # The host `[wyoming] listen` serves on ("" = not served): the unit opens IP for it.
+    listen: str = ""
 
 
 # rendering -----------------------------------------------------------------------
@@ -129,7 +135,7 @@ _HOST_WORD = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
 def _address_families(plan: UnitPlan) -> str:
     """The sandbox's network lines: AF_UNIX only, unless the config sends to a host."""
     system = plan.scope == "system"
-    if not plan.network:
+    if not plan.network and not plan.listen:
         if system:
             return (
                 "# AF_UNIX only: the journal and the notify socket. Nothing leaves the box.\n"
@@ -139,24 +145,34 @@ def _address_families(plan: UnitPlan) -> str:
             "# No AF_INET/AF_INET6: nothing leaves the box. AF_NETLINK is for audio device "
             "discovery.\nRestrictAddressFamilies=AF_UNIX AF_NETLINK"
         )
-    for host in (*plan.network, *plan.network_addresses):
+    for host in (*plan.network, *plan.network_addresses, *filter(None, [plan.listen])):
         if not _HOST_WORD.fullmatch(host):
             raise MavendError(f"cannot write {host!r} into a unit: not a host name or address")
-    hosts = ", ".join(plan.network)
+    hosts = ", ".join(plan.network) or "nothing"
+    served = f"; serves Wyoming on {plan.listen}" if plan.listen else ""
     again = f"`mavend service install{' --system' if system else ''}` again after changing them"
     if system:
-        allowed = " ".join(("localhost", *plan.network_addresses))
+        allowed = ["localhost", *plan.network_addresses]
+        if plan.listen and addresses.literal_host_is_private(plan.listen) is not True:
+            # Served beyond loopback: clients from the household's own networks only.
+            allowed += [str(net) for net in addresses.PRIVATE_NETWORKS]
         return (
-            f"# IP only to the hosts the config sends to: {hosts}\n"
+            f"# IP only to the hosts the config sends to: {hosts}{served}\n"
             f"# (resolved at install: {again}); localhost for the resolver.\n"
             "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6\n"
-            f"IPAddressDeny=any\nIPAddressAllow={allowed}"
+            f"IPAddressDeny=any\nIPAddressAllow={' '.join(dict.fromkeys(allowed))}"
         )
     return (
-        f"# AF_INET/AF_INET6 only because the config sends to: {hosts}\n"
+        f"# AF_INET/AF_INET6 only because the config sends to: {hosts}{served}\n"
         f"# ({again}). AF_NETLINK is for audio device discovery.\n"
         "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"
     )
+
+
+def listen_host(settings: Settings) -> str:
+    """The host `[wyoming] listen` serves on, or "" when it is off."""
+    listen = settings.wyoming.listen
+    return addresses.tcp_uri(listen)[0] if listen else ""
 
 
 def resolve_hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
@@ -237,11 +253,14 @@ def plan_for(
         # The service reads /etc/mavend/config.toml (ConfigurationDirectory) unless --config.
         system_config = config or SYSTEM_CONFIG
         hosts: tuple[str, ...] = ()
+        listen = ""
         if system_config.is_file():
-            hosts = addresses.configured_hosts(load_settings(system_config))
+            system_settings = load_settings(system_config)
+            hosts = addresses.configured_hosts(system_settings)
+            listen = listen_host(system_settings)
         return UnitPlan(
             "system", command, config=config_path, models_dir=models_dir,
-            network=hosts, network_addresses=resolve_hosts(hosts),
+            network=hosts, network_addresses=resolve_hosts(hosts), listen=listen,
         )  # fmt: skip
     settings = load_settings(config)  # ConfigError (exit 3) if it is invalid
     data = settings.storage.data_path().expanduser().absolute()
@@ -255,6 +274,7 @@ def plan_for(
         cache_dir=paths.cache_dir().expanduser().absolute(),
         models_dir=models_dir,
         network=addresses.configured_hosts(settings),
+        listen=listen_host(settings),
     )
 
 

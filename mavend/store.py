@@ -146,6 +146,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 3: APScheduler's SQLAlchemy job store is gone (the reminders table is the
     # truth and is rebuilt into in-memory jobs at start); its table goes too.
     ("DROP TABLE IF EXISTS apscheduler_jobs",),
+    # 4: where a reminder was set from: a Wyoming satellite's name, announced there when
+    # it fires (mavend/wyoming/satellite.py); NULL: this box (its speaker, if any).
+    ("ALTER TABLE reminders ADD COLUMN origin TEXT",),
 )
 
 

@@ -73,6 +73,14 @@ if [ "$MODE" = test ]; then
   # The detector's reference implementation, for one test. --no-deps: its package asks
   # for tflite-runtime, which has no wheel past Python 3.11; the ONNX path needs none.
   "${PIP[@]}" --no-deps "openwakeword==0.6.0"
+  # The real Wyoming satellite the satellite tests drive (tests/satellite_kit.py). Its own
+  # venv: wyoming-satellite 1.0.0 pins wyoming 1.4.1, mavend needs 1.10. Made once.
+  SAT_VENV="${MAVEND_SATELLITE_VENV:-$ROOT/.venv-satellite}"
+  if ! "$SAT_VENV/bin/python" -c "import wyoming_satellite" 2>/dev/null; then
+    say "installing wyoming-satellite 1.0.0 into $SAT_VENV (for the satellite tests)"
+    "$PYTHON" -m venv "$SAT_VENV"
+    "$SAT_VENV/bin/pip" install -q --disable-pip-version-check "wyoming-satellite==1.0.0"
+  fi
 else
   "${PIP[@]}" -e "$ROOT"
 fi

@@ -270,16 +270,17 @@ class Rig:
         return self.pulse.play(wav)
 
     def wait_reply(self, since: float, timeout: float, quiet_s: float = 1.2,
-                   count: int = 1) -> list[Burst]:
-        """Wait until `count` bursts of sound have played on the speaker after `since`,
-        the last followed by `quiet_s` of silence; the bursts, or what there was at the
-        deadline."""
+                   count: int = 1, min_s: float = 0.6) -> list[Burst]:
+        """Wait until `count` sounds of at least `min_s` (speech, not a 0.17 s earcon)
+        have played on the speaker after `since`, then `quiet_s` of silence; all the
+        sounds since (earcons included), or what there was at the deadline."""
         assert self.out is not None
         deadline = time.monotonic() + timeout
         found: list[Burst] = []
         while time.monotonic() < deadline:
             found = bursts(self.out, since)
-            if len(found) >= count and time.monotonic() - found[-1].end >= quiet_s:
+            long = [b for b in found if b.end - b.start >= min_s]
+            if len(long) >= count and time.monotonic() - found[-1].end >= quiet_s:
                 return found
             time.sleep(0.1)
         return found

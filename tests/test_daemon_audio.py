@@ -168,6 +168,11 @@ async def test_a_destructive_act_is_confirmed_by_a_spoken_yes_without_the_wake_w
         await until(lambda: recorder.turns, 30, "the spoken command")
         asked = recorder.turns[0]
         assert asked.reply.outcome == Outcome.CONFIRM, asked.to_json()
+        # The question is said out loud, into this same microphone, and is not taken
+        # as its own answer; the user answers once it has been said.
+        await until(lambda: daemon.speaker.busy, 10, "the question to be spoken")
+        await until(lambda: not daemon.speaker.busy, 30, "the question to end")
+        assert len(recorder.turns) == 1, [t.to_json() for t in recorder.turns]
         await play(pulse_source, yes)
         await until(lambda: len(recorder.turns) > 1, 30, "the spoken yes")
         confirmed = recorder.turns[1]

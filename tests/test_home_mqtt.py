@@ -259,3 +259,35 @@ data_dir = "{tmp_path / "data"}"
     assistant.store.close()
     assert done.reply.text == "Sent: switch the boiler off."
     assert listener.seen == [("home/boiler/set", '{"state":"OFF"}')]
+
+
+def test_a_spoken_command_reaches_the_broker(tmp_path: Path, broker: Broker, private_dirs: Path):
+    """Speech, not text: "hey jarvis, turn off the kettle" (espeak-ng) through the wake word,
+    endpointing and Whisper (`mavend listen --audio-file`), then the router and the act."""
+    from tests.audio_fixtures import command_clip, write_wav
+    from tests.conftest import require_model
+
+    for name in ("openwakeword", "silero-vad", "whisper-tiny.en"):
+        require_model(name)
+    clip = write_wav(
+        tmp_path / "kettle.wav", command_clip("turn off the kettle", voice="en-us+f3", speed=175)
+    )
+    config = tmp_path / "config.toml"
+    home = HOME_CONFIG.format(port=broker.port, ha_url="", token_file="")
+    config.write_text(home + "\n[router]\nllm_enabled = false\n")
+    mavend = Path(sys.executable).parent / "mavend"
+    with Listener(broker.port) as listener, Z2mDevices(broker.port):
+        heard = subprocess.run(
+            [str(mavend), "--config", str(config), "listen", "--json", "--audio-file", str(clip)],
+            capture_output=True, text=True, timeout=180, env=os.environ.copy(),
+        )  # fmt: skip
+        settle(listener, 2)
+    assert heard.returncode == 0, heard.stderr
+    replies = [
+        json.loads(line) for line in heard.stdout.splitlines() if '"event": "reply"' in line
+    ]
+    assert [r["text"] for r in replies] == ["The kettle is off."], heard.stdout
+    assert listener.seen == [
+        ("zigbee2mqtt/kettle_plug/set", '{"state":"OFF"}'),
+        ("zigbee2mqtt/kettle_plug", '{"state": "OFF", "brightness": 254}'),
+    ]

@@ -55,7 +55,7 @@ class EchoConfig:
     # `explains`: the mic is echo unless it is this much louder than the reference
     # (scaled by the learned coupling) anywhere within `level_span_s` of `t`.
     margin_db: float = 8.0
-    level_span_s: float = 0.2
+    level_span_s: float = 0.12
 
 
 class PlaybackReference:
@@ -164,17 +164,24 @@ class PlaybackReference:
     def explains(self, level_db: float, t: float) -> bool:
         """True if a mic window of `level_db` at `t` is no louder than mavend's echo."""
         c = self.config
-        levels = [lv for _, _, lv in self._window(t - c.level_span_s, t + c.level_span_s)]
-        if not levels or not self.active(t):
+        if not self.active(t):
             return False
+        levels = [lv for _, _, lv in self._window(t - c.level_span_s, t + c.level_span_s)]
+        if not levels:
+            # Queued or just started, its frames not on the timeline yet (the latency
+            # estimate is off by more than the span): take the mic for the reply.
+            return True
         reference = max(levels)
         if reference <= -80.0:
             return False  # the reply is silent here: whatever the mic hears is not it
+        level_db = max(level_db, -120.0)  # digital silence is -inf
         excess = level_db - (reference + self.coupling_db)
         if excess < c.margin_db:
-            # Explained: learn how loud the echo is, slowly (a room is quieter than
-            # a loopback; never above 0 dB, which would hide the user).
-            self.coupling_db = min(0.0, 0.98 * self.coupling_db + 0.02 * (level_db - reference))
+            if level_db > -90.0 and reference > -60.0:
+                # Explained: learn how loud the echo is, slowly (a room is quieter
+                # than a loopback; never above 0 dB, which would hide the user).
+                delta = level_db - reference
+                self.coupling_db = min(0.0, max(-40.0, 0.98 * self.coupling_db + 0.02 * delta))
             return True
         return False
 

@@ -33,7 +33,6 @@ without the wake word counts only speech louder than the reply's echo.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import logging
@@ -42,6 +41,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -62,6 +62,7 @@ from wakeword.events import (
     Transcript,
     Wake,
 )
+from wakeword.sinks import EventQueue, asyncio_sink  # noqa: F401  (re-exported)
 from wakeword.sources import AudioSource
 from wakeword.stt import SpeechToText, SttResult, guard, strip_wake_phrase
 from wakeword.vad import WINDOW, SileroVad
@@ -112,6 +113,7 @@ class _Utterance:
     fed_index: int = 0  # absolute sample index up to which `audio` reaches
     capturing: bool = True
     echo_gated: bool = False  # some of its speech was taken for mavend's own echo
+    muted: list[tuple[int, int]] = field(default_factory=list)  # echo windows (absolute)
     done: threading.Event = field(default_factory=threading.Event)
     # Shared with the speech-to-text thread (simple values: atomic under the GIL).
     segment_now: int = 0
@@ -127,6 +129,11 @@ class _Utterance:
         60 % with it cut out) and the phrase is stripped from the text afterwards.
         """
         audio = np.concatenate(self.audio) if self.audio else np.zeros(0, np.int16)
+        if self.muted:
+            # Whisper hears the user, not mavend's echo around them (half-duplex).
+            audio = audio.copy()
+            for start, end in self.muted:
+                audio[max(0, start - self.start_index) : max(0, end - self.start_index)] = 0
         return audio[max(0, self.trim_index - self.start_index) :]
 
 
@@ -195,16 +202,22 @@ class FrontEnd:
         wake_settings = settings.wakeword
         gate = EnergyGate(wake_settings.energy_gate_db) if wake_settings.energy_gate else None
         stt_options.setdefault("window", settings.stt.encoder_window)
-        return cls(
-            wake=WakeModel(resolve_wake_model(wake_settings.model, models_dir), gate=gate),
-            vad=SileroVad(require("silero-vad", models_dir)),
-            stt=SpeechToText.from_settings(
+        if settings.stt.backend == "wyoming":  # a server elsewhere: mavend/wyoming/asr.py
+            from mavend.wyoming.asr import WyomingTranscriber
+
+            stt: Any = WyomingTranscriber.from_settings(settings.stt)
+        else:
+            stt = SpeechToText.from_settings(
                 settings.stt,
                 models_dir,
                 wake_words=settings.router.wake_words,
                 vocabulary=vocabulary,
                 **stt_options,
-            ),
+            )
+        return cls(
+            wake=WakeModel(resolve_wake_model(wake_settings.model, models_dir), gate=gate),
+            vad=SileroVad(require("silero-vad", models_dir)),
+            stt=stt,
             sink=sink,
             trigger=TriggerConfig.from_settings(settings.wakeword),
             endpoint=EndpointConfig.from_settings(settings.endpoint),
@@ -266,6 +279,12 @@ class FrontEnd:
         endpoint's `no_speech_timeout_s`, as after a wake word)."""
         self._follow_up_s = window_s
         self._follow_up.set()
+
+    @property
+    def in_follow_up(self) -> bool:
+        """A turn without the wake word is open (waiting for, or hearing, an answer)."""
+        utt = self._utt
+        return utt is not None and utt.wake is None and not utt.done.is_set()
 
     # the audio thread ------------------------------------------------------------
     def _reset(self) -> None:
@@ -377,6 +396,7 @@ class FrontEnd:
                 # voice is not speech; only a voice louder than its echo is.
                 prob = 0.0
                 utt.echo_gated = True
+                utt.muted.append((utt.vad_index - WINDOW, utt.vad_index))
             step = utt.endpointer.update(prob, utt.vad_index / RATE)
             if step is Step.ONSET and utt.echo_gated:
                 # Transcribe from the user's onset, not from the echo before it.
@@ -587,26 +607,3 @@ class _Transcriber:
                      (now - mark.eos_monotonic) * 1000, text)
         utt.done.set()
         self.sink(event)
-
-
-# sinks ---------------------------------------------------------------------------
-class EventQueue:
-    """A sink for consumers in threads: `fe = FrontEnd(..., sink=q)`, then `q.get()`."""
-
-    def __init__(self) -> None:
-        self._queue: queue.Queue[Event] = queue.Queue()
-
-    def __call__(self, event: Event) -> None:
-        self._queue.put(event)
-
-    def get(self, timeout: float | None = None) -> Event:
-        return self._queue.get(timeout=timeout)
-
-
-def asyncio_sink(loop: asyncio.AbstractEventLoop, events: asyncio.Queue) -> EventSink:
-    """A sink that hands events to an asyncio queue from the front end's threads."""
-
-    def sink(event: Event) -> None:
-        loop.call_soon_threadsafe(events.put_nowait, event)
-
-    return sink

@@ -69,7 +69,7 @@ class TurnHandler:
         if intent == Intent.ACT:
             return self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
-            return self.reminders.handle(decision)
+            return self.reminders.handle(decision, context)
         if intent == Intent.FACT:
             saved = self.facts.handle(decision)
             if saved is not None:

@@ -80,9 +80,12 @@ Clock = Callable[[], datetime]
 @dataclass(frozen=True)
 class TurnContext:
     """Where a turn comes from. `room`: the room it was heard in; "" means the local
-    microphone, whose room is `[audio] room` (a satellite will name its own)."""
+    microphone, whose room is `[audio] room` (a satellite names its own). `satellite`:
+    the Wyoming satellite it was heard on ("" = this box); a reminder set there is
+    announced there."""
 
     room: str = ""
+    satellite: str = ""
 
 # A free reply (chat, phrasing a recalled answer) may take longer than a routing
 # decision ([router] llm_timeout_s): ~100 tokens at ~40 tok/s on two cores, plus

@@ -14,7 +14,14 @@ from datetime import date, datetime, time
 
 from rapidfuzz import fuzz, process
 
-from mavend.handlers.common import HandlerContext, Outcome, Reply, human_duration, human_list
+from mavend.handlers.common import (
+    HandlerContext,
+    Outcome,
+    Reply,
+    TurnContext,
+    human_duration,
+    human_list,
+)
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import first_number
@@ -66,7 +73,7 @@ class ReminderHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
 
-    def handle(self, decision: Decision) -> Reply:
+    def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         if decision.clarify is not None:
             return Reply(decision.clarify.question, Outcome.ASKED)
         now = self.ctx.now()
@@ -85,7 +92,8 @@ class ReminderHandler:
             text = f"timer for {human_duration((when - now).total_seconds())}"
         elif not text:
             text = "alarm" if re.search(r"\b(?:alarm|wake me)\b", said) else "reminder"
-        reminder = self.ctx.reminders.add(text, when, now=now, kind=kind)
+        origin = context.satellite if context is not None and context.satellite else None
+        reminder = self.ctx.reminders.add(text, when, now=now, kind=kind, origin=origin)
         self.ctx.on_reminders_changed()
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind}
         if kind == "timer":
