@@ -179,7 +179,8 @@ def run_turn(rig: Rig, sampler: CpuSampler, kind: str, text: str, voice: str,
             loud = loud_blocks(rig.out.samples()[first:])
             if loud.size:
                 reply_start = rig.out.time_at(first + int(loud[0]))
-                if time.monotonic() - sounds[-1].end >= 1.0:
+                # (`sounds` is an earlier snapshot: it must already hold the reply)
+                if sounds[-1].end > reply_start and time.monotonic() - sounds[-1].end >= 1.0:
                     break
         time.sleep(0.1)
     if reply_start is None:

@@ -95,9 +95,15 @@ def summarize(satellites: list[FakeSatellite], started: float, ended: float, cpu
               count: int) -> dict:
     latencies: list[float] = []
     per_satellite: dict[str, int | None] = {}  # p50 each: no room waits more than another
-    sent = answered = lost = wrong = 0
+    sent = answered = lost = wrong = misheard = 0
+    turns: list[dict] = []
     for i, sat in enumerate(satellites):
-        mine = f"for {i + 2} hours"  # Whisper writes numbers as digits; the reply does too
+        # Whisper writes numbers as digits. What mavend heard on this satellite's stream
+        # (its `transcript` event) must be this satellite's request: another satellite's
+        # number there is a turn answered to the wrong satellite; no number of anyone's is
+        # a mishearing (espeak-ng's "five hours" -> "5 miles"), counted apart.
+        mine = f"for {i + 2} hours"
+        others = [f"for {j + 2} hours" for j in range(count) if j != i]
         own = sorted(t.reply_at - t.sent_end for t in sat.turns
                      if started <= t.sent_end <= ended and t.reply_at is not None)
         per_satellite[sat.name] = round(own[len(own) // 2] * 1000) if own else None
@@ -109,9 +115,15 @@ def summarize(satellites: list[FakeSatellite], started: float, ended: float, cpu
                 lost += 1
                 continue
             answered += 1
-            if mine not in turn.reply:
-                wrong += 1
+            heard = (turn.transcript or "").lower()
+            if mine not in heard:
+                if any(other in heard for other in others):
+                    wrong += 1
+                else:
+                    misheard += 1
             latencies.append(turn.reply_at - turn.sent_end)
+            turns.append({"satellite": sat.name, "heard": turn.transcript, "reply": turn.reply,
+                          "ms": round((turn.reply_at - turn.sent_end) * 1000)})
     latencies.sort()
 
     def pct(p: float) -> float | None:
@@ -121,10 +133,11 @@ def summarize(satellites: list[FakeSatellite], started: float, ended: float, cpu
 
     return {
         "satellites": count, "minutes": round((ended - started) / 60, 2), "sent": sent,
-        "answered": answered, "lost": lost, "wrong_satellite": wrong,
+        "answered": answered, "lost": lost, "wrong_satellite": wrong, "misheard": misheard,
         "p50_ms": pct(0.5), "p95_ms": pct(0.95),
         "mean_ms": round(statistics.mean(latencies) * 1000) if latencies else None,
         "daemon_cpu_cores": round(cpu, 2), "p50_ms_per_satellite": per_satellite,
+        "turns": turns,
     }
 
 
@@ -141,7 +154,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mavend-satload-") as tmp:
         for count in counts:
             result = await one_run(count, args.minutes, args.every, Path(tmp))
-            print(json.dumps(result), flush=True)
+            print(json.dumps({k: v for k, v in result.items() if k != "turns"}), flush=True)
             results.append(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"every_s": args.every, "runs": results}, indent=1))

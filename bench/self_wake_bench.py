@@ -10,6 +10,7 @@ output stream stopped, and end of the spoken wake word -> stopped (that one incl
 paplay's own start-up latency, so it is an upper bound).
 
     .venv/bin/python bench/self_wake_bench.py [--minutes 10] [--trials 20] [--volume 0.35]
+        [--log FILE]   # --minutes 0: the barge-in trials only; --trials 0: no trials
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import queue
 import statistics
@@ -32,8 +34,16 @@ from mavend.config import parse_settings  # noqa: E402
 from mavend.tts import Speaker  # noqa: E402
 from tests.audio_fixtures import concat, espeak, silence, trim, write_wav  # noqa: E402
 from tests.pulse import Pulse  # noqa: E402
-from wakeword import EventQueue, FrontEnd, MicrophoneSource, NoSpeech, Transcript, Wake  # noqa: E402
-from wakeword.echo import PlaybackReference, wake_scorer  # noqa: E402
+from wakeword import (  # noqa: E402
+    Dropped,
+    EventQueue,
+    FrontEnd,
+    MicrophoneSource,
+    NoSpeech,
+    Transcript,
+    Wake,
+)
+from wakeword.echo import PlaybackReference, wake_scorer, wake_words  # noqa: E402
 
 REPLIES = (
     "I am Jarvis, hey jarvis is my name.",
@@ -60,7 +70,8 @@ def build(volume: float) -> tuple[FrontEnd, Speaker, EventQueue, PlaybackReferen
     speaker = Speaker.from_settings(settings)
     speaker.load()
     scorer, reset = wake_scorer(front.wake.files)
-    reference = PlaybackReference(scorer, reset_scorer=reset)
+    reference = PlaybackReference(scorer, reset_scorer=reset,
+                                  wake_words=wake_words(front.wake.files.name))
     speaker.reference, front.echo, front.on_barge_in = reference, reference, speaker.interrupt
     front.start(MicrophoneSource.from_settings(settings.audio, on_state=events))
     return front, speaker, events, reference
@@ -75,7 +86,8 @@ def drain(events: EventQueue) -> list:
             return out
 
 
-def self_wakes(speaker: Speaker, events: EventQueue, front: FrontEnd, minutes: float) -> dict:
+def self_wakes(speaker: Speaker, events: EventQueue, front: FrontEnd,
+               reference: PlaybackReference, minutes: float) -> dict:
     end = time.monotonic() + minutes * 60
     said = with_wake = 0
     wakes: list[str] = []
@@ -95,15 +107,37 @@ def self_wakes(speaker: Speaker, events: EventQueue, front: FrontEnd, minutes: f
         "replies": said, "with_wake_word": with_wake, "minutes": round(hours * 60, 2),
         "false_wakes": len(wakes), "false_wakes_per_hour": round(len(wakes) / hours, 2),
         "own_wakes_ignored": front.own_wakes, "woken_by": wakes[:10],
+        "sentences": reference.scans, "sentences_saying_it": reference.scans_with_wake,
+        "scan_ms_per_sentence": round(1000 * reference.scan_s / max(1, reference.scans), 1),
+        # mic wake minus the reference's own peak, on the monotonic clock
+        "alignment_s": _pct(list(reference.offsets), 3),
+        "underruns_reanchored": speaker.underruns,
     }
 
 
-def barge_ins(pulse: Pulse, speaker: Speaker, events: EventQueue, trials: int, tmp: Path) -> dict:
+def watch_scores(front: FrontEnd) -> list[tuple[float, float]]:
+    """(monotonic time, mic wake score) of every frame from now on."""
+    scores: list[tuple[float, float]] = []
+    score = front.wake.score
+
+    def watched(frame):
+        value = score(frame)
+        scores.append((time.monotonic(), value))
+        return value
+
+    front.wake.score = watched
+    return scores
+
+
+def barge_ins(pulse: Pulse, front: FrontEnd, speaker: Speaker, events: EventQueue, trials: int,
+              tmp: Path) -> dict:
     lead, wake = silence(0.3), trim(espeak("hey jarvis"))
     wav = write_wav(tmp / "wake.wav", concat(lead, wake, silence(1.0)))
     wake_end_s = (len(lead) + len(wake)) / 16000
-    detect_ms, spoken_ms, missed = [], [], 0
-    for _ in range(trials):
+    detect_ms, spoken_ms, missed, misses, wake_scores = [], [], 0, [], []
+    scores = watch_scores(front)
+    for trial in range(trials):
+        own, barged = front.own_wakes, front.barge_ins
         speaker.last_interrupt = None
         done = speaker.speak(LONG_REPLY)
         time.sleep(1.5)
@@ -114,30 +148,40 @@ def barge_ins(pulse: Pulse, speaker: Speaker, events: EventQueue, trials: int, t
         interrupt = speaker.last_interrupt
         if interrupt is None:
             missed += 1
-            done.result(timeout=60)
+            near = [s for t, s in scores if started - 0.5 <= t <= started + wake_end_s + 2.0]
+            misses.append({"trial": trial, "outcome": done.result(timeout=60).value,
+                           "max_mic_score": round(max(near, default=0.0), 3),
+                           "own_wakes": front.own_wakes - own,
+                           "barge_ins": front.barge_ins - barged})
+            logging.getLogger("bench").info("trial %d missed: %s", trial, misses[-1])
         else:
             detect_ms.append((interrupt[1] - interrupt[0]) * 1000)
             spoken_ms.append((interrupt[1] - (started + wake_end_s)) * 1000)
         deadline = time.monotonic() + 15  # the turn after the wake ends (no speech)
         while time.monotonic() < deadline:
             try:
-                if isinstance(events.get(timeout=0.5), NoSpeech | Transcript):
+                event = events.get(timeout=0.5)
+                if isinstance(event, Wake):
+                    wake_scores.append(event.score)
+                if isinstance(event, NoSpeech | Transcript | Dropped):
                     break
             except queue.Empty:
                 continue
         time.sleep(2.2)  # the trigger's refractory period
         drain(events)
-    return {"trials": trials, "missed": missed,
+        scores.clear()
+    return {"trials": trials, "missed": missed, "misses": misses,
+            "wake_scores": sorted(wake_scores),
             "detect_to_stopped_ms": _pct(detect_ms), "wake_end_to_stopped_ms": _pct(spoken_ms)}
 
 
-def _pct(values: list[float]) -> dict:
+def _pct(values: list[float], digits: int = 1) -> dict:
     if not values:
         return {}
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50": round(statistics.median(ordered), 1), "p95": round(p95, 1),
-            "max": round(ordered[-1], 1)}
+    return {"p50": round(statistics.median(ordered), digits), "p95": round(p95, digits),
+            "min": round(ordered[0], digits), "max": round(ordered[-1], digits)}
 
 
 def main() -> None:
@@ -145,17 +189,24 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--volume", type=float, default=0.35)
+    parser.add_argument("--log", type=Path, help="log (INFO) to this file")
     args = parser.parse_args()
+    if args.log:
+        logging.basicConfig(filename=args.log, level=logging.INFO,
+                            format="%(asctime)s %(threadName)s %(name)s: %(message)s")
     tmp = Path(tempfile.mkdtemp(prefix="mavend-bench-"))
     pulse = Pulse(runtime_dir=Path(tempfile.mkdtemp(prefix="mavend-pulse-")), log=tmp / "pa.log")
     os.environ.update({"XDG_RUNTIME_DIR": str(pulse.runtime_dir),
                        "PULSE_SERVER": f"unix:{pulse.socket}"})
     pulse.start()
     try:
-        front, speaker, events, _ = build(args.volume)
+        front, speaker, events, reference = build(args.volume)
         time.sleep(2.0)
-        result = {"self_wake": self_wakes(speaker, events, front, args.minutes)}
-        result["barge_in"] = barge_ins(pulse, speaker, events, args.trials, tmp)
+        result = {}
+        if args.minutes > 0:
+            result["self_wake"] = self_wakes(speaker, events, front, reference, args.minutes)
+        if args.trials > 0:
+            result["barge_in"] = barge_ins(pulse, front, speaker, events, args.trials, tmp)
         front.close()
     finally:
         pulse.stop()

@@ -267,11 +267,12 @@ class VoiceService:
         instance of its own wake model; and a way to stop the speaker."""
         if self.speaker is None or not hasattr(front, "echo"):
             return
-        from wakeword.echo import PlaybackReference, wake_scorer
+        from wakeword.echo import PlaybackReference, wake_scorer, wake_words
 
         files = getattr(getattr(front, "wake", None), "files", None)
         scorer, reset = wake_scorer(files) if files is not None else (None, None)
-        self.reference = PlaybackReference(scorer, reset_scorer=reset)
+        words = wake_words(files.name) if files is not None else ()
+        self.reference = PlaybackReference(scorer, reset_scorer=reset, wake_words=words)
         self.speaker.reference = self.reference
         front.echo = self.reference
         front.on_barge_in = self.speaker.interrupt

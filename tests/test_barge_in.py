@@ -3,7 +3,10 @@ its microphone (a loudspeaker next to the mic, with no echo canceller).
 
 - the wake word said over a long reply stops it, and the turn after it is a normal one;
 - a reply that itself says "hey jarvis" does not wake mavend;
-- "stop" as the first word of a follow-up turn stops playback and is not routed.
+- "stop" as the first word of a follow-up turn stops playback and is not routed;
+- (no PulseAudio) a sentence that says the wake word, at its very start or its very
+  end, suppresses mic wakes over its whole play interval, underruns included; one that
+  does not leaves the wake word free to barge in.
 
 Timing bounds here are generous (1.5 s); the 300 ms figure is bench/self_wake_bench.py's.
 """
@@ -22,8 +25,11 @@ from mavend.config import parse_settings
 from mavend.daemon import Daemon, DaemonOptions
 from mavend.tts.speaker import Outcome as Spoken
 from tests.audio_fixtures import command_clip, concat, espeak, silence, trim, write_wav
+from tests.conftest import require_model
 from tests.pulse import Pulse, pulse_source  # noqa: F401
 from tests.test_daemon_audio import CONFIG, Recorder, audio_models, play, synchronously, until
+from wakeword.detector import resolve_wake_model
+from wakeword.echo import PlaybackReference, Scan, wake_scorer, wake_words
 
 __all__ = ["audio_models"]  # a fixture, used by name
 
@@ -158,3 +164,100 @@ async def test_stop_in_a_follow_up_turn_stops_playback_and_is_not_routed(
     assert outcome is Spoken.INTERRUPTED
     assert len(recorder.turns) == 1, [t.to_json() for t in recorder.turns]  # "stop": not routed
     assert runs == []
+
+
+def _reference() -> PlaybackReference:
+    require_model("openwakeword")
+    files = resolve_wake_model("hey_jarvis")
+    scorer, reset = wake_scorer(files)
+    return PlaybackReference(scorer, reset_scorer=reset, wake_words=wake_words(files.name))
+
+
+def _play(reference: PlaybackReference, audio: np.ndarray, scan: Scan, start: float,
+          *, underrun_at: float = -1.0, underrun_s: float = 0.0) -> float:
+    """Report `audio` (16 kHz) played in 40 ms blocks from `start`, as the speaker does;
+    after `underrun_at` s the stream ran dry for `underrun_s` (re-anchored later).
+    Returns when its last sample is heard."""
+    block, heard = 640, start
+    for offset in range(0, len(audio), block):
+        if underrun_s and offset / 16000 >= underrun_at:
+            heard, underrun_s = heard + underrun_s, 0.0
+        part = audio[offset : offset + block]
+        reference.played(part, 16000, heard, scan, offset)
+        heard += len(part) / 16000
+    return heard
+
+
+def test_a_sentence_that_says_the_wake_word_cannot_wake_mavend_while_it_plays() -> None:
+    reference = _reference()
+    wake = trim(espeak("hey jarvis"))
+    rest = trim(espeak("the kitchen light is on and the heating is on too"))
+    at_start = concat(wake, silence(0.15), rest).astype(np.float32) / 32768 * 0.5
+    at_end = concat(rest, silence(0.15), wake).astype(np.float32) / 32768 * 0.5
+    start = 1000.0
+    for audio, underrun in ((at_start, 0.0), (at_end, 0.0), (at_end, 0.3)):
+        # No text: the wake model alone must find the wake word, at either end.
+        scan = reference.prepare(audio, 16000)
+        assert scan.says_wake and scan.peak >= reference.config.wake_threshold, scan.peak
+        end = _play(reference, audio, scan, start, underrun_at=1.0, underrun_s=underrun)
+        # Covered from before the first sample is heard to well after the last (the
+        # detector fires after the word ends; the "heard at" estimate may be off).
+        for t in np.arange(start - 0.45, end + 0.75, 0.02):
+            assert reference.own_wake(float(t)) is not None, (t - start, end - start)
+        assert reference.own_wake(start - 0.7) is None
+        # (the reference's frame scores explain a wake up to `wake_before_s` after them)
+        assert reference.own_wake(end + reference.config.wake_before_s + 0.3) is None
+        start = end + 5.0
+    # Played while it is being scored (the speaker does not wait): suppressed until
+    # scored, then only if it says the wake word.
+    plain = trim(espeak("the kitchen light is on")).astype(np.float32) / 32768 * 0.5
+    for audio, says in ((plain, False), (at_end, True)):
+        scan = reference.pending_scan()
+        _play(reference, audio[:3200], scan, start)
+        assert reference.own_wake(start + 0.1) is not None
+        reference.prepare(audio, 16000, into=scan)
+        assert not scan.pending and scan.says_wake is says
+        assert (reference.own_wake(start + 0.1) is not None) is says
+        start += 10.0
+    # The text alone is enough: the reply names the wake word however it sounds.
+    mumbled = (rest.astype(np.float32) / 32768 * 0.5)
+    scan = reference.prepare(mumbled, 16000, "Jarvis here.")
+    assert scan.says_wake
+    assert not reference.prepare(mumbled, 16000, "The light is on.").says_wake
+
+
+def test_the_batched_scan_scores_exactly_as_the_streaming_model() -> None:
+    require_model("openwakeword")
+    scorer, reset = wake_scorer(resolve_wake_model("hey_jarvis"))
+    pcm = concat(silence(0.5), trim(espeak("the light is on and hey jarvis what time is it")))
+    pcm = pcm[: len(pcm) // 1280 * 1280]
+    reset()
+    streamed = np.array([scorer(pcm[i : i + 1280]) for i in range(0, len(pcm), 1280)])
+    batched = scorer.batch(pcm)
+    assert streamed.max() >= 0.5
+    np.testing.assert_allclose(batched, streamed, atol=1e-4)
+
+
+def test_the_users_wake_word_over_a_sentence_without_it_still_barges_in() -> None:
+    reference = _reference()
+    reply = trim(espeak("on tuesday clouds come in from the west and there may be rain"))
+    audio = reply.astype(np.float32) / 32768 * 0.5
+    scan = reference.prepare(audio, 16000, "On Tuesday clouds come in from the west.")
+    assert not scan.says_wake, scan.peak
+    start = 2000.0
+    end = _play(reference, audio, scan, start, underrun_at=1.0, underrun_s=0.3)
+    for t in np.arange(start - 0.5, end + 1.0, 0.02):
+        # The user's wake word at any moment of it is not mavend's own: a barge-in.
+        assert reference.own_wake(float(t)) is None, t - start
+    assert reference.active(start + 0.5) and reference.active(end)
+    # ... and that holds right after a sentence that said it, once its interval is over.
+    # (A sentence right after one that ENDS with the wake word is suppressed as well:
+    # the model's score is still high at its start. Here the word is 1.2 s before.)
+    said = concat(trim(espeak("hey jarvis")), silence(1.2)).astype(np.float32) / 32768 * 0.5
+    own = reference.prepare(said, 16000, first=True)
+    after = _play(reference, said, own, end + 0.1)
+    assert reference.own_wake(after) is not None
+    nxt = reference.prepare(audio, 16000, "On Tuesday clouds come in.", first=False)
+    assert not nxt.says_wake, nxt.peak
+    later = _play(reference, audio, nxt, after + 0.05)
+    assert reference.own_wake(after + 1.0) is None and reference.own_wake(later - 0.2) is None

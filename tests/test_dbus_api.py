@@ -271,6 +271,7 @@ def test_introspection_lists_every_method_signal_and_property(
         "CancelReminderJson": [("in", "x"), ("out", "s")],
         "Pause": [],
         "Resume": [],
+        "Satellites": [("out", "s")],
     }
     signals = {s.get("name"): [t for _, t in args(s)] for s in ours.iter("signal")}
     assert signals == {"Transcript": ["s", "d"], "Decision": ["s"], "ReminderFired": ["x", "s"]}

@@ -394,3 +394,14 @@ def test_a_locked_database_fails_the_turn_clearly_and_drops_nothing_silently(
     )
     assert ReminderBook(store, TZ).list(statuses=None) == []
     assert say(assistant, "set a timer for ten minutes").outcome == Outcome.DONE
+
+
+def test_a_short_timer_is_said_back_as_asked_though_the_turn_took_time(settings, clock) -> None:
+    """The fire time is fixed when the words are heard; the reply comes a moment later and
+    must still say "5 seconds", not the 4 left by then."""
+    assistant = assistant_for(settings, clock)
+    decision = assistant.router.route("set a timer for five seconds")
+    clock.at = clock.at + timedelta(seconds=1.3)  # routing, the LLM, a busy box
+    reply = assistant.handler.handle(decision)
+    assert reply.text.startswith("Timer set for 5 seconds, until "), reply.text
+    assert decision.slots.time == NOW + timedelta(seconds=5)

@@ -265,8 +265,10 @@ class WakeTrigger:
     def vad(self, probs: list[float]) -> None:
         self._vad.extend(probs)
 
-    def update(self, score: float, t: float) -> bool:
-        if self._held or t < self._quiet_until or score < self.config.threshold:
+    def update(self, score: float, t: float, threshold: float | None = None) -> bool:
+        """`threshold`: this frame's, if not the configured one (barge-in)."""
+        bar = self.config.threshold if threshold is None else threshold
+        if self._held or t < self._quiet_until or score < bar:
             return False
         if self.gated and (not self._vad or max(self._vad) < self.config.vad_threshold):
             return False

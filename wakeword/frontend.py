@@ -24,11 +24,12 @@ as the transcript when the tail ends with no new speech, so the common case
 pays no speech-to-text time after the endpoint.
 
 While mavend speaks (`echo`, a `wakeword.echo.PlaybackReference` fed by the speaker),
-the wake detector keeps running: a wake that coincides with the reply's own wake word
-(the reference scored it) is ignored; any other is a barge-in (`on_barge_in` stops
-playback at once, and the utterance starts at the wake, not in the pre-roll full of
-the reply). A follow-up window waits until mavend is silent, and a turn opened
-without the wake word counts only speech louder than the reply's echo.
+the wake detector keeps running: a wake during a sentence that says the wake word (the
+reference scores each as it starts playing) is ignored; any other is a barge-in, at a
+lower threshold (`on_barge_in` stops playback at once, and the utterance starts at the
+wake, not in the pre-roll full of the reply). A follow-up window waits until mavend is
+silent, and a turn opened without the wake word counts only speech louder than the
+reply's echo.
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ from wakeword.events import (
     Transcript,
     Wake,
 )
-from wakeword.sinks import EventQueue, asyncio_sink  # noqa: F401  (re-exported)
+from wakeword.sinks import (  # noqa: F401  (re-exported)
+    EventQueue,
+    asyncio_sink,
+    closed_command_checker,
+)
 from wakeword.sources import AudioSource
 from wakeword.stt import SpeechToText, SttResult, guard, strip_wake_phrase
 from wakeword.vad import WINDOW, SileroVad
@@ -74,21 +79,6 @@ log = logging.getLogger(__name__)
 LEAD_IN_S = 0.25
 # A follow-up turn (no wake word) keeps this much audio from before it opened.
 FOLLOW_UP_LEAD_S = 0.3
-# Words no closed command accepts after it: if the grammar still matches the
-# text with these appended, the template ends in a wildcard ("remind me to
-# {task}") and the speaker may not be finished.
-_OPEN_PROBE = "zebra xylophone quartz"
-
-
-def closed_command_checker(grammar) -> Callable[[str], bool]:
-    """True for text that is a whole stage-0 command and could not go on."""
-
-    def is_complete(text: str) -> bool:
-        if grammar.match(text) is None:
-            return False
-        return grammar.match(f"{text} {_OPEN_PROBE}") is None
-
-    return is_complete
 
 
 @dataclass(frozen=True)
@@ -360,11 +350,19 @@ class FrontEnd:
             # mavend is still asking: it would hear its own question as the answer.
             self._follow_up.clear()
             self._open(None, t)
-        elif self.trigger.update(score, t):
+        elif self.trigger.update(score, t, self._barge_in_bar(t)):
             self._wake(score, t)
 
     def _speaking(self, at: float) -> bool:
         return self.echo is not None and self.echo.active(at)
+
+    def _barge_in_bar(self, t: float) -> float | None:
+        """Over mavend's voice the user's wake word scores lower: a lower threshold
+        then (the reply's own wake word is suppressed whatever it scores)."""
+        echo = self.echo
+        if echo is None or not echo.active(self._monotonic_at(t)):
+            return None
+        return min(self.trigger.config.threshold, echo.config.barge_in_threshold)
 
     def _wake(self, score: float, t: float) -> None:
         at = self._monotonic_at(t)

@@ -25,6 +25,7 @@ from mavend.handlers.common import (
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import first_number
+from mavend.router.timeparse import find_time
 from mavend.scheduler import Reminder, spoken_time
 
 _NOUN = r"(?:reminders?|timers?|alarms?)"
@@ -69,6 +70,18 @@ def parse_command(text: str) -> ReminderCommand | None:
     return None
 
 
+def _asked_seconds(decision: Decision, fire_at: datetime, now: datetime) -> float:
+    """The timer's length as the user said it: the fire time was fixed when the words were
+    heard, so by the reply a "5 second" timer has ~4 s left. The spoken span is re-read
+    (find_time) and used when it agrees with the fire time to within the turn's delay."""
+    left = (fire_at - now).total_seconds()
+    found = find_time(decision.utterance, now)
+    if found is None or found.duration is None:
+        return left
+    asked = found.duration.total_seconds()
+    return asked if 0 <= asked - left <= 30 else left
+
+
 class ReminderHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
@@ -97,7 +110,7 @@ class ReminderHandler:
         self.ctx.on_reminders_changed()
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind}
         if kind == "timer":
-            left = human_duration((reminder.fire_at - now).total_seconds())
+            left = human_duration(_asked_seconds(decision, reminder.fire_at, now))
             return Reply(f"Timer set for {left}, until {reminder.fire_at:%H:%M:%S}.", data=data)
         about = _about(text)
         return Reply(

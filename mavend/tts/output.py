@@ -63,15 +63,16 @@ class Output:
         self.latency = float(getattr(self.stream, "latency", 0.0) or 0.0)
         self.stream.start()
 
-    def write(self, audio: np.ndarray, rate: int) -> None:
-        """Play `audio` (mono float32 at `rate`); returns when it is queued. DeviceError
-        when the device is gone."""
+    def write(self, audio: np.ndarray, rate: int) -> bool:
+        """Play `audio` (mono float32 at `rate`); returns when it is queued: True if the
+        stream had run dry before it (PortAudio inserted silence: an underflow).
+        DeviceError when the device is gone."""
         from mavend.tts.audio import resample
 
         sd = _sd()
         data = resample(audio, rate, self.rate).reshape(-1, 1)
         try:
-            self.stream.write(np.ascontiguousarray(data, dtype=np.float32))
+            return bool(self.stream.write(np.ascontiguousarray(data, dtype=np.float32)))
         except (sd.PortAudioError, OSError) as exc:
             raise DeviceError(f"the output device failed: {exc}") from exc
 

@@ -21,9 +21,13 @@ What can fail, and what happens (each is one log line; the turn completes):
 
 Barge-in: `interrupt()` (any thread) stops what is playing within one playback block
 (`BLOCK_S`) and drops everything queued before it; the output stream is aborted, not
-drained. With a `reference` (wakeword.echo.PlaybackReference) every block played is
-reported to it with the moment it will be heard, so the front end can tell mavend's
-own voice from the user's.
+drained. With a `reference` (wakeword.echo.PlaybackReference) every sentence is
+scored by it as it starts playing (`prepare`: a sentence that says the wake word, or
+is not scored yet, cannot wake mavend while it plays), and every block played is
+reported to it with the moment it will be heard, so the front end can tell mavend's own
+voice from the user's.
+That moment is re-anchored after the stream runs dry (between sentences, or when the
+box is too busy to keep up: PortAudio reports the underflow on the next write).
 """
 
 from __future__ import annotations
@@ -77,6 +81,7 @@ class _Chunk:
     job: _Job
     audio: np.ndarray
     rate: int
+    scan: Any = None  # the reference's wakeword.echo.Scan of it
 
 
 _END = object()
@@ -100,6 +105,7 @@ class Speaker:
         self._interrupted_at: float | None = None
         # (when the stream's first sample is heard, samples written since)
         self._clock: tuple[float, int] = (0.0, 0)
+        self.underruns = 0  # re-anchored after PortAudio reported an underflow
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Speaker:
@@ -222,16 +228,34 @@ class Speaker:
         volume = float(self.settings.volume)
         if isinstance(what, np.ndarray):  # an earcon
             assert self.earcons is not None
-            self._chunks.put(_Chunk(job, what * volume, self.earcons.rate))
+            self._put(_Chunk(job, what * volume, self.earcons.rate), "", first=True)
             return
         shaped = self._shape(what)
         assert self.voice is not None
+        first = True
         for sentence in shaped.sentences:
             if self._stale(job):  # interrupted, or the device went away
                 return
             audio = self.voice.synthesize(sentence)
             if audio.size:
-                self._chunks.put(_Chunk(job, audio * volume, self.voice.sample_rate))
+                self._put(_Chunk(job, audio * volume, self.voice.sample_rate), sentence,
+                          first=first)
+                first = False
+
+    def _put(self, chunk: _Chunk, text: str, *, first: bool) -> None:
+        """Queue a sentence for playback, then have the reference score it (does it say
+        the wake word?) in this thread: playback never waits on the wake model, and the
+        sentence counts as saying it until scored."""
+        reference = self.reference
+        if reference is None or not hasattr(reference, "prepare"):
+            self._chunks.put(chunk)
+            return
+        chunk.scan = reference.pending_scan()
+        self._chunks.put(chunk)
+        try:
+            reference.prepare(chunk.audio, chunk.rate, text, first=first, into=chunk.scan)
+        except Exception:  # left pending: its wakes stay suppressed; the reply plays on
+            log.exception("scoring a sentence for the wake word failed")
 
     def _shape(self, text: str) -> Spoken:
         shaped = for_the_ear(text, max_sentences=self.settings.max_sentences)
@@ -276,7 +300,7 @@ class Speaker:
             for i in range(0, len(chunk.audio), block):
                 if self._stale(job):
                     break  # interrupt(): `_cut` aborts the stream right after
-                self._write(output, chunk.audio[i : i + block], chunk.rate)
+                self._write(output, chunk, i, block)
             job.chunks += 1
             return output
         except DeviceError as exc:
@@ -287,8 +311,9 @@ class Speaker:
                 output.close(drain=False)
             return None
 
-    def _write(self, output: Output, audio: np.ndarray, rate: int) -> None:
+    def _write(self, output: Output, chunk: _Chunk, offset: int, block: int) -> None:
         """Write one block; tell the reference when it will be heard."""
+        audio, rate = chunk.audio[offset : offset + block], chunk.rate
         start, written = self._clock
         now = time.monotonic()
         heard_at = start + written / rate
@@ -296,10 +321,18 @@ class Speaker:
             # The stream ran dry (synthesis was slower): it restarts from now.
             start, written = now + output.latency, 0
             heard_at = start
-        output.write(audio, rate)
+        if output.write(audio, rate) and heard_at > now + output.latency:
+            # PortAudio inserted silence since the last write (the box was too busy
+            # to write in time) although the count said otherwise: re-anchor.
+            self.underruns += 1
+            start, written = now + output.latency, 0
+            heard_at = start
         self._clock = (start, written + len(audio))
         if self.reference is not None:
-            self.reference.played(audio, rate, heard_at)
+            if chunk.scan is not None:
+                self.reference.played(audio, rate, heard_at, chunk.scan, offset)
+            else:
+                self.reference.played(audio, rate, heard_at)
 
     def _cut(self, output: Output) -> None:
         """After an `interrupt()`: abort the stream (what it buffered is dropped)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from mavend.errors import ModelError, ModelMissingError
+from mavend.tts.audio import trim_silence
 
 log = logging.getLogger(__name__)
 
@@ -53,4 +54,5 @@ class Voice:
     def synthesize(self, sentence: str) -> np.ndarray:
         with self._lock:
             audio = self._engine(sentence, seed=0)  # type: ignore[operator]
-        return np.clip(np.asarray(audio, dtype=np.float32), -1.0, 1.0)
+        audio = np.clip(np.asarray(audio, dtype=np.float32), -1.0, 1.0)
+        return trim_silence(audio, self.sample_rate)
