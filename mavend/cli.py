@@ -235,7 +235,7 @@ def describe_route(answer: dict) -> str:
 
 def cmd_say(args: argparse.Namespace) -> int:
     from mavend.assistant import open_assistant
-    from mavend.daemon import daemon_pid
+    from mavend.daemon_lock import daemon_pid
 
     settings = settings_from(args)
     text = " ".join(args.text)
@@ -291,7 +291,7 @@ def _daemon_serves(args: argparse.Namespace, settings: Settings) -> bool:
     its state is the one that counts; a daemon on another database is not asked."""
     if getattr(args, "local", False):
         return False
-    from mavend.daemon import daemon_pid
+    from mavend.daemon_lock import daemon_pid
 
     holder = daemon_pid(settings.storage.database_path())
     if holder is None:

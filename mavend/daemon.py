@@ -24,9 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
-import fcntl
 import logging
-import os
 import signal
 import sys
 import threading
@@ -40,6 +38,7 @@ from mavend.assistant import Assistant, Turn
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
+from mavend.daemon_lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
 from mavend.errors import MavendError
 from mavend.handlers.common import TurnContext
 from mavend.memory import RouteView
@@ -47,6 +46,7 @@ from mavend.notify import Notification, Notifier, NotifyUnavailable
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
 from mavend.sdnotify import SystemdNotifier
 from mavend.store import Store
+from mavend.supervisor import Supervisor
 from mavend.voice import PrefetchingRouter, VoiceService
 
 log = logging.getLogger(__name__)
@@ -72,35 +72,9 @@ class DaemonOptions:
     dbus_api: bool = True  # org.mavend.Assistant1 on the session bus (docs/dbus.md)
 
 
-class AlreadyRunning(MavendError):
-    pass
-
-
-# A crashed service is restarted after 1 s, 2 s, 4 s, ... at most this far apart.
-RESTART_MAX_S = 30.0
-# A service that ran this long before crashing starts its backoff again.
-RESTART_RESET_S = 60.0
 # No session bus yet (a headless boot, a login still starting): look again this often.
 API_RETRY_FIRST_S = 2.0
 API_RETRY_MAX_S = 60.0
-
-
-def lock_path(database: Path) -> Path:
-    return database.with_name(database.name + ".daemon.lock")
-
-
-def daemon_pid(database: Path) -> int | None:
-    """The pid of the daemon that holds this database's lock, or None."""
-    path = lock_path(database)
-    try:
-        with open(path) as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return int(handle.read().strip() or 0) or None
-            return None
-    except (OSError, ValueError):
-        return None
 
 
 class Observer:
@@ -152,16 +126,14 @@ class Daemon:
         self._stdin = stdin
         self._stdin_queue: asyncio.Queue[str | None] | None = None
         self._stop = asyncio.Event()
-        self._tasks: dict[str, asyncio.Task] = {}
-        self._services: list[tuple[str, Callable[[], Awaitable[None]]]] = []
-        self._lock_file: IO[str] | None = None
+        self.supervisor = Supervisor()
+        self._lock = DaemonLock()
         self._turns_in_flight = 0
         self._turns_idle = asyncio.Event()
         self._turns_idle.set()
         self.observers: list[Observer] = []
         # Read once; removed from the environment so acts do not inherit it.
         self.systemd = SystemdNotifier(unset_environment=True)
-        self.restarts: dict[str, int] = {}
         self.store: Store | None = None
         self.scheduler: ReminderScheduler | None = None
         self.notifier: Notifier | None = None
@@ -226,18 +198,21 @@ class Daemon:
             f" ({self.voice.error})" if self.voice.error else ""
         )
 
+    @property
+    def restarts(self) -> dict[str, int]:
+        """How often each service crashed and was started again."""
+        return self.supervisor.restarts
+
     def add_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
         """Another supervised task (before `start()`, or started at once while running)."""
-        self._services.append((name, run))
-        if self.state is DaemonState.RUNNING:
-            self._start_service(name, run)
+        self.supervisor.add(name, run, start=self.state is DaemonState.RUNNING)
 
     async def start(self) -> None:
         self.state = DaemonState.STARTING
         settings = self.settings
         self.store = Store.open(settings)
         try:
-            self._take_lock(self.store.path)
+            self._lock.take(self.store.path)
         except BaseException:
             self.store.close()
             raise
@@ -285,10 +260,8 @@ class Daemon:
         await asyncio.to_thread(self._warm_up, self.router)
         if self.options.stdin_turns:
             services.append(("stdin", self._stdin_turns))
-        self._services[:0] = services
         self.state = DaemonState.RUNNING
-        for name, run in self._services:
-            self._start_service(name, run)
+        self.supervisor.start_all(services)
 
     async def stop(self) -> None:
         if self.state in (DaemonState.STOPPING, DaemonState.STOPPED):
@@ -300,12 +273,7 @@ class Daemon:
         with contextlib.suppress(TimeoutError):
             # The turn in progress finishes (its reminder is saved, its act logged).
             await asyncio.wait_for(self._turns_idle.wait(), self.options.stop_timeout_s)
-        for task in self._tasks.values():
-            task.cancel()
-        for task in list(self._tasks.values()):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
+        await self.supervisor.stop_all()
         if self.scheduler is not None:
             await asyncio.to_thread(self.scheduler.stop)
         if self.notifier is not None:
@@ -316,7 +284,7 @@ class Daemon:
             self.router.close()
         if self.store is not None:
             self.store.close()
-        self._release_lock()
+        self._lock.release()
         self.state = DaemonState.STOPPED
         log.info("mavend stopped (%.1f s)", time.monotonic() - started)
 
@@ -348,7 +316,7 @@ class Daemon:
         self.notifier.settings = settings.notifications
         if self.voice is not None and _audio_changed(self.voice.settings, settings):
             log.info("audio settings changed: restarting the voice service")
-            await self._restart_service("voice", self._replace_voice(settings))
+            await self.supervisor.replace("voice", self._replace_voice(settings))
         elif self.voice is not None:
             self.voice.router = router
         if old_router is not None:
@@ -546,42 +514,6 @@ class Daemon:
             self.observers.remove(signals)
             await api.stop()
 
-    # supervision ---------------------------------------------------------
-    def _start_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
-        self._tasks[name] = asyncio.create_task(self._supervise(name, run), name=name)
-
-    async def _restart_service(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
-        task = self._tasks.pop(name, None)
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._services = [(n, r) for n, r in self._services if n != name] + [(name, run)]
-        self._start_service(name, run)
-
-    async def _supervise(self, name: str, run: Callable[[], Awaitable[None]]) -> None:
-        """Run a service; when it crashes, log it and start it again after a backoff."""
-        delay = 1.0
-        while True:
-            started = time.monotonic()
-            try:
-                await run()
-                return  # finished on its own (stdin closed, a service with nothing to do)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if time.monotonic() - started > RESTART_RESET_S:
-                    delay = 1.0
-                self.restarts[name] = self.restarts.get(name, 0) + 1
-                log.exception(
-                    "the %s service crashed (restart %d in %.0f s); the others go on",
-                    name,
-                    self.restarts[name],
-                    delay,
-                )
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RESTART_MAX_S)
-
     # helpers -------------------------------------------------------------
     def _build_router(self, settings: Settings | None = None) -> Any:
         settings = settings or self.settings
@@ -666,32 +598,6 @@ class Daemon:
         if component is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
         return component
-
-    def _take_lock(self, database: Path) -> None:
-        path = lock_path(database)
-        handle = open(path, "a+")  # noqa: SIM115 - held open for the daemon's lifetime
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            pid = handle.read().strip()
-            handle.close()
-            raise AlreadyRunning(
-                f"another mavend daemon (pid {pid or '?'}) is already running on {database}"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
-        self._lock_file = handle
-
-    def _release_lock(self) -> None:
-        if self._lock_file is not None:
-            with contextlib.suppress(OSError):
-                self._lock_file.truncate(0)
-            self._lock_file.close()
-            self._lock_file = None
-
 
 def _audio_changed(old: Settings, new: Settings) -> bool:
     sections = ("audio", "wakeword", "endpoint", "stt")

@@ -119,7 +119,9 @@ def test_a_spoken_timer_from_a_satellite_is_set_fires_and_is_announced_there(
 
     asyncio.run(scenario())
     heard = transcribe(study.snd_audio())
-    assert "timer set for" in heard, heard  # the reply, then the announcement
+    # The reply ("Timer set for 5 seconds, until ...": Whisper tiny sometimes writes
+    # "timor"), then the announcement.
+    assert "set for" in heard, heard
     assert heard.count("reminder") == 1, heard
 
 

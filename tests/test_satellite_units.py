@@ -164,3 +164,18 @@ def test_the_satellites_table_shows_state_and_the_last_error() -> None:
                                      "30s", "3"]
     assert lines[2].split()[:5] == ["study", "tcp://10.0.0.6:10700", "-", "failed", "0"]
     assert lines[2].endswith("cannot connect: Connection refused")
+
+
+def test_the_example_configs_commented_satellite_parses() -> None:
+    from mavend.config import parse_settings
+
+    text = (Path(__file__).resolve().parent.parent / "config.example.toml").read_text()
+    start = text.index("# [[satellites]]")
+    block = []
+    for line in text[start:].splitlines():
+        if not line.startswith("# "):
+            break
+        block.append(line[2:])
+    settings = parse_settings("\n".join(block) + "\n", "config.example.toml")
+    assert [(s.name, s.room, s.snd_rate) for s in settings.satellites] == [
+        ("kitchen", "kitchen", 22050)]

@@ -1,0 +1,71 @@
+"""The home: the MQTT broker, Home Assistant, and the devices table that generates acts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import (
+    Field,
+    model_validator,
+)
+
+from mavend.config.base import (
+    Positive,
+    SpokenName,
+    _settings,
+)
+from mavend.home import templates
+
+
+@_settings
+class MqttSettings:
+    """The broker that `mqtt` acts and MQTT devices publish to (mavend/home/mqtt.py)."""
+
+    host: str = "localhost"
+    port: int = Field(default=1883, ge=1, le=65535)
+    tls: bool = False
+    ca_file: str = ""  # tls = true: "" = the system's certificate authorities
+    username: str = ""  # "" = connect anonymously
+    password_file: str = ""  # a file whose first line is the password (never the config)
+    connect_timeout_s: Positive = 3.0
+    # How long a device has to report its new state before the reply says it didn't.
+    confirm_timeout_s: Positive = 1.5
+
+
+@_settings
+class HomeAssistantSettings:
+    """Home Assistant's REST API, for `homeassistant` acts and devices."""
+
+    url: str = Field(default="", pattern=r"^(?:https?://[^\s/?#]+(?:/[^\s?#]*)?)?$")
+    token_file: str = ""  # a file holding a long-lived access token
+    timeout_s: Positive = 5.0
+
+
+@_settings
+class DeviceSpec:
+    """A light or a plug, reached over MQTT (Zigbee2MQTT) or through Home Assistant.
+
+    The devices table generates the device acts, their `device` and `room` enums and
+    the grammar's {device} and {room} lists (mavend/home/devices.py)."""
+
+    name: SpokenName  # what you call it: "kitchen ceiling"
+    aliases: tuple[SpokenName, ...] = ()  # other names: "lamp" (a room tells lamps apart)
+    room: SpokenName | Literal[""] = ""
+    type: Literal["light", "plug", "switch"] = "light"
+    dimmable: bool = False
+    mqtt: str = ""  # Zigbee2MQTT's topic for it: "zigbee2mqtt/kitchen_ceiling"
+    homeassistant: str = ""  # or its entity id: "light.kitchen_ceiling"
+
+    @model_validator(mode="after")
+    def _check(self) -> DeviceSpec:
+        if bool(self.mqtt) == bool(self.homeassistant):
+            raise ValueError("a device needs exactly one of `mqtt` (a topic) or `homeassistant`")
+        if self.mqtt:
+            if templates.fields(self.mqtt) or self.mqtt.endswith("/"):
+                raise ValueError("`mqtt` is the device's own topic, like zigbee2mqtt/lamp")
+            templates.check_topic_template(self.mqtt)
+        if self.homeassistant and not templates.ENTITY_ID.fullmatch(self.homeassistant):
+            raise ValueError("`homeassistant` must be an entity id like light.kitchen")
+        if self.dimmable and self.type != "light":
+            raise ValueError("only a light can be dimmable")
+        return self
