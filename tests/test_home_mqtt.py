@@ -162,12 +162,16 @@ def test_no_broker_is_one_sentence_logged_once(tmp_path: Path, caplog: pytest.Lo
 
 def test_a_broker_killed_mid_command_is_one_sentence(tmp_path: Path, broker: Broker):
     settings = home_settings(tmp_path, broker.port)
-    with (
-        Listener(broker.port) as listener,
-        Z2mDevices(broker.port, on_command=lambda t: broker.kill()),
-    ):
+    commands: list[str] = []
+
+    def kill_the_broker(topic: str) -> None:
+        commands.append(topic)  # the device got the command: it did reach the broker
+        broker.kill()
+
+    with Z2mDevices(broker.port, on_command=kill_the_broker):
         turn = say(settings, "turn on the study lamp")
-    assert listener.seen[:1] == [("zigbee2mqtt/study_lamp/set", '{"state":"ON"}')]
+    # (A second subscriber may or may not get its copy before the kill: not asserted.)
+    assert commands == ["zigbee2mqtt/study_lamp/set"]
     assert turn.reply.outcome == Outcome.FAILED and turn.reply.error_class == "mqtt_dropped"
     assert "dropped the connection" in turn.reply.text and turn.reply.text.count(".") == 1
 
