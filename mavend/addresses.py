@@ -49,6 +49,16 @@ def literal_host_is_private(host: str) -> bool | None:
     return address_is_private(address)
 
 
+def require_own_network(host: str, allow_remote: bool, sends: str) -> None:
+    """A config check: ValueError when `host` is a literal address outside the household
+    and `allow_remote` is off. `sends` finishes "set allow_remote = true to ..." and says
+    what would leave the box. Names are resolved (and checked) at start, not here."""
+    if literal_host_is_private(host) is False and not allow_remote:
+        raise ValueError(
+            f"{host} is not a loopback or private address; set allow_remote = true to {sends}"
+        )
+
+
 def url_host(url: str) -> str:
     """The host part of `url` ("" when it has none), without brackets."""
     return (urlsplit(url).hostname or "").lower()

@@ -42,11 +42,9 @@ class SatelliteSpec:
     def _private(self) -> SatelliteSpec:
         # After the fields: allow_remote comes after uri in the file as often as before.
         host, _port = addresses.tcp_uri(self.uri)
-        if addresses.literal_host_is_private(host) is False and not self.allow_remote:
-            raise ValueError(
-                f"{host} is not a loopback or private address; set allow_remote = true "
-                "to stream from a satellite outside your own network"
-            )
+        addresses.require_own_network(
+            host, self.allow_remote, "stream from a satellite outside your own network"
+        )
         return self
 
 

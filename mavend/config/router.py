@@ -73,12 +73,11 @@ class LlmSettings:
             raise ValueError("must be an http:// or https:// URL with a host")
         if "@" in url.split("://", 1)[1].split("/", 1)[0]:
             raise ValueError("must not carry credentials: use api_key_file or api_key_env")
-        private = addresses.literal_host_is_private(host)
-        if private is False and not info.data.get("allow_remote", False):
-            raise ValueError(
-                f"{host} is not a loopback or private address; set allow_remote = true "
-                "to send the router's prompts and your questions to it"
-            )
+        addresses.require_own_network(
+            host,
+            info.data.get("allow_remote", False),  # declared before base_url: already read
+            "send the router's prompts and your questions to it",
+        )
         return url
 
     @model_validator(mode="after")

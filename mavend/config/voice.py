@@ -79,13 +79,11 @@ class SttSettings:
         if not uri:
             return uri
         host, _port = addresses.tcp_uri(uri)
-        if addresses.literal_host_is_private(host) is False and not info.data.get(
-            "allow_remote", False
-        ):
-            raise ValueError(
-                f"{host} is not a loopback or private address; set allow_remote = true "
-                "to send what the microphone hears to it"
-            )
+        addresses.require_own_network(
+            host,
+            info.data.get("allow_remote", False),  # declared before uri: already read
+            "send what the microphone hears to it",
+        )
         return uri
 
     @model_validator(mode="after")
