@@ -22,7 +22,7 @@ from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
-from mavend.handlers.act import CONFIRM_KEY
+from mavend.handlers.act import confirm_key
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.memory import Memory
 from mavend.memory.engine import ROUTED_PLAN
@@ -136,7 +136,9 @@ class Assistant:
         said = self._plain(utterance)
         if not said:
             return None, Reply("I didn't catch anything.", Outcome.ASKED)
-        confirmed = self._confirmation(utterance, said)
+        # Every handler learns the session: a question asked here is answered only here.
+        context = replace(context or TurnContext(), session=session)
+        confirmed = self._confirmation(utterance, said, session)
         if confirmed is not None:
             self.conversation.remember(session, confirmed[0], said)
             return confirmed
@@ -185,16 +187,20 @@ class Assistant:
             decision = continued.decision
         return decision, self.handler.handle(decision, context), continued
 
-    def _confirmation(self, utterance: str, said: str) -> tuple[Decision, Reply] | None:
-        """A yes/no to a pending destructive act; any other turn drops the question."""
+    def _confirmation(
+        self, utterance: str, said: str, session_id: str
+    ) -> tuple[Decision, Reply] | None:
+        """A yes/no to this session's pending destructive act; any other turn of the
+        session drops the question (turns of other sessions leave it alone)."""
         session = self.ctx.session
-        entry = session.get_with_expiry(CONFIRM_KEY)
+        key = confirm_key(session_id)
+        entry = session.get_with_expiry(key)
         if entry is None:
             return None
         pending, expires = entry
         # "yes, yes" / "no no no": people repeat themselves (and Whisper sometimes does).
         said = " ".join(dict.fromkeys(said.split()))
-        taken = session.pop(CONFIRM_KEY)  # atomic: only one turn can take it
+        taken = session.pop(key)  # atomic: only one turn can take it
         if taken is None or (said not in YES and said not in NO):
             return None  # the user moved on: the question lapses, this turn routes normally
         decision = Decision(

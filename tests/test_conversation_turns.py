@@ -298,3 +298,25 @@ def test_mavend_say_json_shows_the_continued_decision(private_dirs: Path) -> Non
     assert (decision["continued"], decision["decided_by"]) == (True, "continuation")
     assert (decision["utterance"], decision["slots"]["text"]) == ("and dad at six", "call dad")
     assert second["reply"]["text"].startswith("OK, I'll remind you to call dad at ")
+
+
+def test_a_yes_from_another_room_never_confirms_this_rooms_question(
+    router, base, clock, tmp_path
+) -> None:
+    """Two satellites share one daemon: the study's pending "restart ...?" is answered in
+    the study only; the kitchen's "yes" and its other turns leave it alone."""
+    helper = assistant(router, tmp_path, base)
+    marker = Path(base.acts.get("restart_service").argv[3])
+    marker.unlink(missing_ok=True)
+    study, kitchen = "satellite:study", "satellite:kitchen"
+    asked = helper.handle_text("restart the syncthing service", session=study)
+    assert asked.reply.outcome == Outcome.CONFIRM
+    other = helper.handle_text("yes", session=kitchen)
+    assert other.decision is None or other.decision.decided_by != "confirmation"
+    assert not marker.exists()  # nothing ran on the kitchen's yes
+    helper.handle_text("what time is it", session=kitchen)  # does not drop the study's question
+    helper.handle_text("cancel", session=kitchen)  # nor does the kitchen's cancel
+    clock.at += timedelta(seconds=3)
+    done = helper.handle_text("yes", session=study)
+    assert done.decision is not None and done.decision.decided_by == "confirmation"
+    assert done.reply.outcome == Outcome.DONE and marker.read_text() == "syncthing"

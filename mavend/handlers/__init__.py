@@ -81,7 +81,7 @@ class TurnHandler:
         if intent == Intent.QUERY:
             return self.query.handle(decision)
         if intent == Intent.SYSTEM:
-            return self.system.handle(decision)
+            return self.system.handle(decision, context)
         return self.chat.handle(decision)
 
     def command(self, command: ReminderCommand) -> Reply:

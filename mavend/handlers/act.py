@@ -39,6 +39,12 @@ log = logging.getLogger(__name__)
 CONFIRM_KEY = "confirm"
 
 
+def confirm_key(session: str = "") -> str:
+    """Where a session's pending yes/no is kept: a "yes" said in another room (another
+    satellite, a Wyoming client) never confirms it, and their turns never drop it."""
+    return CONFIRM_KEY if session in ("", "local") else f"{CONFIRM_KEY}:{session}"
+
+
 @dataclass(frozen=True)
 class ActResult:
     argv: tuple[str, ...]
@@ -155,14 +161,17 @@ class ActHandler:
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
             return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
-        return self.request(act, decision.slots.args, (context or TurnContext()).room)
+        context = context or TurnContext()
+        return self.request(act, decision.slots.args, context.room, session=context.session)
 
-    def request(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:
+    def request(
+        self, act: ActSpec, args: Mapping[str, str], here: str = "", *, session: str = ""
+    ) -> Reply:
         valid, problem = check_args(act, args)
         if problem:
             return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
         if act.destructive:
-            return self.ask_confirmation(act, valid, here)
+            return self.ask_confirmation(act, valid, here, session=session)
         return self.run(act, valid, here)
 
     def run_named(self, name: str) -> Reply | None:
@@ -184,11 +193,13 @@ class ActHandler:
         )
 
     # confirmation --------------------------------------------------------
-    def ask_confirmation(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:
+    def ask_confirmation(
+        self, act: ActSpec, args: Mapping[str, str], here: str = "", *, session: str = ""
+    ) -> Reply:
         timeout = self.ctx.settings.acts.confirm_timeout_s
         now = self.ctx.now()
         self.ctx.session.put(
-            CONFIRM_KEY,
+            confirm_key(session),
             {"act": act.name, "args": dict(args), "asked_at": now.timestamp(), "room": here},
             expires_ts=now.timestamp() + timeout,
         )

@@ -82,10 +82,13 @@ class TurnContext:
     """Where a turn comes from. `room`: the room it was heard in; "" means the local
     microphone, whose room is `[audio] room` (a satellite names its own). `satellite`:
     the Wyoming satellite it was heard on ("" = this box); a reminder set there is
-    announced there."""
+    announced there. `session`: see below."""
 
     room: str = ""
     satellite: str = ""
+    # The conversation it belongs to (mavend.conversation: "local", "satellite:kitchen",
+    # "wyoming:<peer>"); "" = the local one. A pending yes/no belongs to one session.
+    session: str = ""
 
 # A free reply (chat, phrasing a recalled answer) may take longer than a routing
 # decision ([router] llm_timeout_s): ~100 tokens at ~40 tok/s on two cores, plus

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mavend.handlers.act import CONFIRM_KEY, ActHandler
-from mavend.handlers.common import HandlerContext, Outcome, Reply, human_list
+from mavend.handlers.act import ActHandler, confirm_key
+from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.router.decision import Decision
 
 LISTENING_KEY = "listening"
@@ -15,10 +15,11 @@ class SystemHandler:
         self.ctx = ctx
         self.acts = acts
 
-    def handle(self, decision: Decision) -> Reply:
+    def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         command = decision.slots.fn if decision.slots.has_fn else ""
         if command in ("stop", "cancel"):
-            dropped = self.ctx.session.pop(CONFIRM_KEY) is not None
+            session = context.session if context is not None else ""
+            dropped = self.ctx.session.pop(confirm_key(session)) is not None
             if command == "stop":
                 return Reply("Okay.")
             return Reply("Cancelled." if dropped else "There's nothing to cancel.")
