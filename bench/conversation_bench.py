@@ -13,8 +13,9 @@ clock, so:
   itself reads, so the VAD's lag and the endpointing silence are inside the figure);
 - first sound = the first loud 10 ms block on the speaker's monitor after it (the "done"
   earcon, played when listening ends);
-- first reply audio = the first loud block from the end of that earcon on (the earcon is
-  EARCON_S long and queued ahead of the reply: the reply cannot start before it ends);
+- first reply audio = the first loud block after the first quiet one that follows that
+  earcon's onset (the earcon has no quiet block inside it; when the reply is ready while
+  it plays, the earcon fades out and the reply, with its 20 ms quiet lead, starts);
 - CPU while speaking = the daemon's utime + stime (/proc/<pid>/stat, sampled every
   20 ms) over the reply's playback, / wall time (1.0 = one core); the idle listening
   loop's CPU over IDLE_S seconds before the first turn is the baseline in the same run.
@@ -48,9 +49,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from tests.audio_fixtures import VOICES, command_clip, write_wav  # noqa: E402
-from tests.roundtrip_kit import CpuSampler, Rig, bursts, end_of_speech, loud_blocks  # noqa: E402
+from tests.roundtrip_kit import (  # noqa: E402
+    BLOCK,
+    CpuSampler,
+    Rig,
+    bursts,
+    end_of_speech,
+    loud_blocks,
+)
 
-EARCON_S = 0.17  # mavend/data/sounds/done.wav
 IDLE_S = 10.0
 CONFIG = """
 [notifications]
@@ -101,6 +108,7 @@ LLM = (
     "the dentist moved my appointment to thursday",
     "jot down that the boiler was serviced today",
 )
+ENDPOINT = re.compile(r"transcript \((?P<reason>\w+), \d+ ms after speech\)")
 HEARD = re.compile(r"heard (?P<text>'.*'|\".*\") -> (?P<intent>\S+) \((?P<ms>\d+) ms from end "
                    r"of speech\): (?P<reply>.*)")
 
@@ -120,7 +128,17 @@ class TurnResult:
     cpu_speaking: float | None = None
     llm_failed: bool = False
     routed: str = ""  # how the heard words route: stage0, llm (the LLM is asked), classifier
+    endpoint: str = ""  # what ended listening: grammar (closed), slots (filled), silence
     missed: str = ""
+
+
+def reply_onset(loud: np.ndarray, earcons: bool) -> int | None:
+    """The reply's first loud block (a sample offset) among `loud`, the loud blocks from
+    the first sound on: with earcons, the first one after a quiet block."""
+    if not earcons:
+        return int(loud[0]) if loud.size else None
+    after_gap = np.flatnonzero(np.diff(loud) > BLOCK) + 1
+    return int(loud[after_gap[0]]) if after_gap.size else None
 
 
 def percentiles(values: list[float]) -> dict[str, float | int]:
@@ -162,23 +180,22 @@ def run_turn(rig: Rig, sampler: CpuSampler, kind: str, text: str, voice: str,
     result.heard, result.intent = ast.literal_eval(match["text"]), match["intent"]
     result.reply, result.daemon_decision_ms = match["reply"], float(match["ms"])
     result.llm_failed = "LLM route failed" in new_log
+    if ended := ENDPOINT.search(new_log):
+        result.endpoint = ended["reason"]
     if eos is None:
         result.missed = "end of speech not found on the microphone's monitor"
         return result
     # The reply follows the turn's log line at once (synthesis of one sentence): wait
-    # for sound after the earcon's end (or any sound, without earcons), then quiet.
-    earcon_s = EARCON_S if earcons else 0.0
+    # for sound after the earcon (or any sound, without earcons), then quiet.
     reply_start = None
     deadline = time.monotonic() + 45
     while time.monotonic() < deadline:
         sounds = bursts(rig.out, eos)
         if sounds:
-            chime = sounds[0].start
-            first = rig.out.index_at(chime + earcon_s - 0.005) if earcon_s else \
-                rig.out.index_at(chime)
-            loud = loud_blocks(rig.out.samples()[first:])
-            if loud.size:
-                reply_start = rig.out.time_at(first + int(loud[0]))
+            first = rig.out.index_at(sounds[0].start)
+            onset = reply_onset(loud_blocks(rig.out.samples()[first:]), earcons)
+            if onset is not None:
+                reply_start = rig.out.time_at(first + onset)
                 # (`sounds` is an earlier snapshot: it must already hold the reply)
                 if sounds[-1].end > reply_start and time.monotonic() - sounds[-1].end >= 1.0:
                     break
@@ -289,6 +306,11 @@ def main() -> None:
             "cpu_while_speaking": {"p50": round(statistics.median(cpu), 3),
                                    "max": round(max(cpu), 3)} if cpu else None,
             "intents": {i: sum(r.intent == i for r in ok) for i in sorted({r.intent for r in ok})},
+            # What ended listening: the grammar (closed), filled slots, or the silence.
+            "first_reply_ms_by_endpoint": {
+                e: percentiles([r.first_reply_ms for r in ok if r.endpoint == e])
+                for e in sorted({r.endpoint for r in ok})
+            },
         }
     print(json.dumps(summary, indent=1))
     if args.json:

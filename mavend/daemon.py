@@ -430,6 +430,7 @@ class Daemon:
             settings,
             self._satellite_turn,
             grammar=getattr(self.router, "grammar", None),
+            slots_filled=getattr(self.router, "slots_filled", None),
             voice=voice,
         )
         await asyncio.to_thread(self.satellites.load)

@@ -94,8 +94,11 @@ class PrefetchingRouter:
             self._early = (text, "?", self._pool.submit(self._prefetched, text))
 
     def _prefetched(self, text: str) -> Any:
+        started = time.monotonic()
         context = self.context_for(self.inner, text) if self.context_for else ""
         decision = self._route(text, context=context) if context else self._route(text)
+        log.debug("routed the partial transcript %r in %.0f ms", text,
+                  (time.monotonic() - started) * 1000)
         return context, decision
 
     def remember(self, text: str, decision: Any, context: str = "") -> None:
@@ -108,11 +111,17 @@ class PrefetchingRouter:
         early, self._early = self._early, None
         if early is not None and early[0] == text.strip():
             try:
+                started = time.monotonic()
                 used, decision = early[2].result()
                 if used == context:
+                    log.debug("the partial transcript's decision is used (waited %.0f ms)",
+                              (time.monotonic() - started) * 1000)
                     return decision
+                log.debug("the partial transcript was routed with another context")
             except Exception as exc:  # route again below: the error is raised there
                 log.debug("the prefetched decision failed: %s", exc)
+        elif early is not None:
+            log.debug("the partial transcript %r is not the final one", early[0])
         return self._route(text, context=context) if context else self._route(text)
 
     def _route(self, text: str, **kwargs: Any) -> Any:
@@ -251,12 +260,13 @@ class VoiceService:
     def _build_front_end(self, sink: Callable[[Any], None]) -> Any:
         started = time.monotonic()
         grammar = getattr(self.router, "grammar", None)
-        if self._front_end_factory is not None:
-            front = self._front_end_factory(self.settings, sink=sink, grammar=grammar)
-        else:
+        filled = getattr(self.router, "slots_filled", None)
+        factory = self._front_end_factory
+        if factory is None:
             from wakeword import FrontEnd
 
-            front = FrontEnd.from_settings(self.settings, sink=sink, grammar=grammar)
+            factory = FrontEnd.from_settings
+        front = factory(self.settings, sink=sink, grammar=grammar, slots_filled=filled)
         self._sink = sink
         self._link_echo(front)
         log.info("audio front end loaded in %.1f s", time.monotonic() - started)

@@ -211,3 +211,32 @@ def test_decision_json_shape() -> None:
     assert {"intent", "stage", "confidence", "clarify", "slots", "source"} <= set(obj)
     assert {"time", "fn", "args", "key", "value", "text"} <= set(obj["slots"])
     assert obj["slots"]["time"] == "2026-03-10T14:10:00+01:00"
+
+
+@pytest.mark.parametrize(
+    ("utterance", "filled"),
+    [
+        # Ends on its time, resolved, nothing to ask: a shorter pause may end it.
+        ("set a timer for two hours", True),
+        ("hey jarvis, set a timer for forty five minutes.", True),
+        ("remind me to call the vet at nine tomorrow", True),
+        ("remind me to water the ferns in three hours", True),
+        ("wake me up at seven", True),
+        ("what's on my calendar tomorrow", True),
+        # Could still go on, or would be asked about: wait for the whole silence.
+        ("set a timer for two", False),  # ... minutes?
+        ("set a timer for two hours and", False),  # ... thirty minutes?
+        ("remind me to call the vet tomorrow", False),  # ... at nine?
+        ("remind me in an hour to call", False),  # free text last
+        ("remind me to call mum", False),  # no time yet
+        ("remind me to", False),
+        ("what's on my calendar", False),  # ... tomorrow?
+        ("search the web for cats", False),  # free text, no time
+        ("lock the screen", False),  # closed: the grammar's own pause, not this one
+        ("the bins go out on tuesday at six", False),  # no grammar match
+    ],
+)
+def test_slots_filled_only_for_a_command_that_ends_on_its_resolved_time(
+    utterance: str, filled: bool
+) -> None:
+    assert make_router().slots_filled(utterance) is filled

@@ -122,7 +122,7 @@ class StandInSource:
 
 
 def service(settings: Settings, fronts: list[StandInFront], on_transcript=None) -> VoiceService:
-    def front_end(settings: Settings, *, sink, grammar) -> StandInFront:
+    def front_end(settings: Settings, *, sink, grammar, slots_filled) -> StandInFront:
         fronts.append(StandInFront(sink))
         return fronts[-1]
 

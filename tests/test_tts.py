@@ -256,3 +256,33 @@ def test_the_device_vanishing_mid_reply_is_one_log_line(speaker_sink: Pulse, cap
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 1, lines
     assert "output device" in lines[0]
+
+
+def test_the_done_chime_gives_way_to_a_reply_that_is_ready(recorder: Recorder, whisper,
+                                                          tmp_path: Path) -> None:
+    # The chime says "I heard you"; a reply ready while it plays says that better, and
+    # must not wait for the chime's end (end of speech -> first reply audio). A long
+    # chime of the user's own (one second) makes the cut plain on a busy box too.
+    from mavend.tts.audio import write_wav
+    from mavend.tts.earcons import make_chime
+
+    long_chime = np.concatenate([make_chime((660.0,), tone_s=0.05)] * 10)
+    write_wav(tmp_path / "long.wav", long_chime, 24000)
+    require_model("hibari-heart")
+    speaker = Speaker(TtsSettings(), EarconSettings(done_sound=str(tmp_path / "long.wav")))
+    assert speaker.load()
+    speaker.earcon("done")
+    assert speaker.speak("The door is locked.").result(60) is Outcome.SPOKEN
+    audio = recorder.stop()
+    speaker.close()
+    assert speaker.chimes_cut == 1
+    assert "door is locked" in heard(whisper, audio)
+    # On the sink: the chime (ten 70 ms pips), then the reply well before the chime's
+    # second is over. The reply is the first sound longer than a pip (50 ms).
+    block = RATE // 100
+    peaks = np.abs(audio[: audio.size // block * block]).reshape(-1, block).max(1)
+    loud = peaks > 0.01
+    onset = int(np.flatnonzero(loud)[0])
+    runs = np.split(np.flatnonzero(loud), np.flatnonzero(np.diff(np.flatnonzero(loud)) > 1) + 1)
+    reply = next(int(run[0]) for run in runs if run.size > 8)
+    assert (reply - onset) * 10 < 600, (onset, reply)

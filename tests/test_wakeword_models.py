@@ -73,7 +73,9 @@ def router(settings: Settings):
 @pytest.fixture(scope="module")
 def front(settings: Settings, router):
     events = EventQueue()
-    front_end = FrontEnd.from_settings(settings, sink=events, grammar=router.grammar)
+    front_end = FrontEnd.from_settings(
+        settings, sink=events, grammar=router.grammar, slots_filled=router.slots_filled
+    )
     with front_end:
         yield front_end, events
 
@@ -169,7 +171,8 @@ def test_streaming_scores_equal_openwakeword_with_and_without_the_energy_gate() 
     [
         ("lock the screen", "en-us+f3", "act", "lock_screen", "grammar"),
         ("pause the music", "en-us", "act", "media_play_pause", "grammar"),
-        ("set a timer for ten minutes", "en-us+f3", "reminder", "timer", "silence"),
+        ("set a timer for ten minutes", "en-us+f3", "reminder", "timer", "slots"),
+        ("remind me to call the plumber tomorrow", "en-us", "reminder", "remind", "silence"),
     ],
 )
 def test_the_command_after_the_wake_word_is_transcribed_and_routed(
@@ -186,12 +189,13 @@ def test_the_command_after_the_wake_word_is_transcribed_and_routed(
     assert (match.intent.value, match.name) == (intent, name)
     decision = router.route(transcript.text)
     assert decision.intent.value == intent and decision.stage == 0
-    # A closed command ends on the grammar; an open one ("... {when}") waits
+    # A closed command ends on the grammar; one that ends on its time, resolved, after a
+    # longer pause ("slots"); an open one ("... tomorrow": "at nine" may follow) waits
     # for the silence tail (more words could still be coming).
     assert transcript.endpoint == endpoint
     # An open one is announced first, as a partial, while the silence tail passes.
     partials = of(Partial, events)
-    if endpoint == "silence":
+    if endpoint in ("silence", "slots"):
         assert [(p.utterance, p.text) for p in partials] == [
             (transcript.utterance, transcript.text)]
         assert events.index(partials[0]) < events.index(transcript)

@@ -179,18 +179,42 @@ def windows(ms: float) -> int:
 
 
 def test_endpoint_after_the_silence_tail_with_speculation_on_the_way() -> None:
-    config = EndpointConfig(silence_ms=704, grammar_silence_ms=288, speculate_ms=96)
+    config = EndpointConfig(silence_ms=704, grammar_silence_ms=288,
+                            grammar_slot_silence_ms=448, speculate_ms=96)
     ep = Endpointer(config, start_t=0.0)
     speech = windows(1000)
     steps = feed(ep, [0.9] * speech + [0.05] * windows(1000))
     kinds = [s for _, s in steps]
-    assert kinds == [Step.ONSET, Step.PAUSED, Step.QUIET, Step.END]
-    end_index = dict((s, i) for i, s in steps)[Step.END]
-    assert end_index - speech + 1 == windows(704)
+    assert kinds == [Step.ONSET, Step.PAUSED, Step.QUIET, Step.SETTLED, Step.END]
+    at = dict((s, i - speech + 1) for i, s in steps)  # windows of silence when it came
+    assert (at[Step.PAUSED], at[Step.QUIET], at[Step.SETTLED], at[Step.END]) == (
+        windows(96), windows(288), windows(448), windows(704))
     assert ep.ended == "silence"
     assert ep.speech_end_t == pytest.approx(speech * WINDOW_S)
     assert ep.speech_start_t == pytest.approx(0.0)
     assert ep.speech_s == pytest.approx(speech * WINDOW_S)
+
+
+def test_the_slot_pause_never_comes_before_the_closed_command_pause() -> None:
+    # A misconfigured slot pause shorter than the closed one still comes after it: the
+    # partial transcript QUIET asks for is the one SETTLED judges.
+    config = EndpointConfig(silence_ms=704, grammar_silence_ms=288, grammar_slot_silence_ms=100)
+    steps = feed(Endpointer(config, 0.0), [0.9] * 20 + [0.0] * 30)
+    kinds = [s for _, s in steps]
+    assert kinds == [Step.ONSET, Step.PAUSED, Step.QUIET, Step.SETTLED, Step.END]
+    at = dict((s, i) for i, s in steps)
+    assert at[Step.SETTLED] == at[Step.QUIET] + 1
+
+
+def test_speech_after_a_pause_starts_the_steps_again() -> None:
+    config = EndpointConfig(silence_ms=704, grammar_silence_ms=288, grammar_slot_silence_ms=448)
+    ep = Endpointer(config, 0.0)
+    steps = feed(ep, [0.9] * 10 + [0.0] * windows(400) + [0.9] * 10 + [0.0] * windows(800))
+    kinds = [s for _, s in steps]
+    # 400 ms is past QUIET but short of SETTLED: the second segment gets all its steps.
+    assert kinds == [Step.ONSET, Step.PAUSED, Step.QUIET, Step.PAUSED, Step.QUIET,
+                     Step.SETTLED, Step.END]
+    assert ep.segment == 1
 
 
 def test_no_speculation_steps_without_grammar_early_stop() -> None:

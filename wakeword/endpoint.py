@@ -9,7 +9,11 @@ front end acts on them:
   PAUSED    a short silence (`speculate_ms`) after speech: a good moment to
             transcribe what we have so far, speculatively
   QUIET     `grammar_silence_ms` of silence: if the partial transcript is already
-            a complete stage-0 command, the utterance can end here
+            a complete stage-0 command that could not go on, the utterance can
+            end here
+  SETTLED   `grammar_slot_silence_ms` of silence: if it is a stage-0 command
+            whose slots are all filled ("set a timer for two hours"), it can
+            end here (more words could still change it, so it waits longer)
   END       `silence_ms` of silence after speech, or the maximum length reached
   NO_SPEECH nobody spoke within `no_speech_timeout_s` of the wake word
 
@@ -41,6 +45,7 @@ class EndpointConfig:
     no_speech_timeout_s: float = 5.0
     grammar_early_stop: bool = True
     grammar_silence_ms: int = 300
+    grammar_slot_silence_ms: int = 450
     min_speech_ms: int = MIN_SPEECH_MS
     speculate_ms: int = SPECULATE_MS
 
@@ -53,6 +58,7 @@ class EndpointConfig:
             no_speech_timeout_s=settings.no_speech_timeout_s,
             grammar_early_stop=settings.grammar_early_stop,
             grammar_silence_ms=settings.grammar_silence_ms,
+            grammar_slot_silence_ms=settings.grammar_slot_silence_ms,
         )
 
 
@@ -61,6 +67,7 @@ class Step(enum.Enum):
     ONSET = "onset"
     PAUSED = "paused"
     QUIET = "quiet"
+    SETTLED = "settled"
     END = "end"
     NO_SPEECH = "no_speech"
 
@@ -79,6 +86,8 @@ class Endpointer:
         self._onset_windows = _windows(config.min_speech_ms)
         self._speculate = _windows(config.speculate_ms)
         self._quiet = _windows(config.grammar_silence_ms)
+        # After QUIET, or it would come first and find no partial transcript to judge.
+        self._settled = max(self._quiet + 1, _windows(config.grammar_slot_silence_ms))
         self._end = _windows(config.silence_ms)
         self.speaking = False
         self.started = False
@@ -134,6 +143,8 @@ class Endpointer:
             return Step.PAUSED
         if self._silence == self._quiet and self.config.grammar_early_stop:
             return Step.QUIET
+        if self._silence == self._settled and self.config.grammar_early_stop:
+            return Step.SETTLED
         return self._timeouts(t_end)
 
     def _timeouts(self, t_end: float) -> Step:

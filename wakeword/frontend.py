@@ -65,8 +65,10 @@ from wakeword.events import (
 )
 from wakeword.sinks import (  # noqa: F401  (re-exported)
     EventQueue,
+    Whole,
     asyncio_sink,
     closed_command_checker,
+    command_checker,
 )
 from wakeword.sources import AudioSource
 from wakeword.stt import SpeechToText, SttResult, guard, strip_wake_phrase
@@ -109,6 +111,7 @@ class _Utterance:
     segment_now: int = 0
     spec: tuple[int, SttResult, SpeechMark] | None = None
     quiet_segment: int = -1
+    settled_segment: int = -1
     partial_segment: int = -1
 
     def samples(self) -> np.ndarray:
@@ -129,7 +132,7 @@ class _Utterance:
 
 @dataclass(frozen=True)
 class _Job:
-    kind: str  # speculate, quiet, final
+    kind: str  # speculate, quiet, settled, final
     utt: _Utterance
     segment: int
     speech: SpeechMark
@@ -151,7 +154,7 @@ class FrontEnd:
         endpoint: EndpointConfig | None = None,
         preroll_s: float = 1.5,
         wake_words: Sequence[str] = ("hey jarvis", "jarvis"),
-        is_complete: Callable[[str], bool] | None = None,
+        is_complete: Callable[[str], Whole] | None = None,
     ):
         self.wake = wake
         self.vad = vad
@@ -176,12 +179,19 @@ class FrontEnd:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, *, sink: EventSink, grammar=None, **stt_options
+        cls,
+        settings: Settings,
+        *,
+        sink: EventSink,
+        grammar=None,
+        slots_filled: Callable[[str], bool] | None = None,
+        **stt_options,
     ) -> FrontEnd:
         """The real models, from the model cache (never downloaded here).
 
         `grammar` (the router's stage-0 `CommandGrammar`) gives speech-to-text
-        its vocabulary and enables grammar-aware endpointing.
+        its vocabulary and enables grammar-aware endpointing; `slots_filled` (the
+        router's `slots_filled`) lets a command with its slots filled end early too.
         """
         from mavend.models import require
         from wakeword.detector import EnergyGate, resolve_wake_model
@@ -213,7 +223,7 @@ class FrontEnd:
             endpoint=EndpointConfig.from_settings(settings.endpoint),
             preroll_s=settings.wakeword.preroll_s,
             wake_words=settings.router.wake_words,
-            is_complete=closed_command_checker(grammar) if early else None,
+            is_complete=command_checker(grammar, slots_filled) if early else None,
         )
 
     # control -------------------------------------------------------------------
@@ -467,6 +477,8 @@ class FrontEnd:
             self._transcriber.submit(_Job("speculate", utt, ep.segment, mark, utt.samples()))
         elif step is Step.QUIET and self._transcriber.speculates:
             self._transcriber.submit(_Job("quiet", utt, ep.segment, mark))
+        elif step is Step.SETTLED and self._transcriber.speculates:
+            self._transcriber.submit(_Job("settled", utt, ep.segment, mark))
         elif step is Step.END:
             utt.capturing = False
             log.debug("end of utterance (%s) at %.2f s", ep.ended, utt.vad_index / RATE)
@@ -492,7 +504,7 @@ class _Transcriber:
         stt: SpeechToText,
         sink: EventSink,
         wake_words: Sequence[str],
-        is_complete: Callable[[str], bool] | None,
+        is_complete: Callable[[str], Whole] | None,
     ):
         self.stt = stt
         self.sink = sink
@@ -549,8 +561,11 @@ class _Transcriber:
             log.debug("speculative transcript (segment %d): %r", job.segment, result.text)
             if utt.quiet_segment == job.segment:
                 self._try_early(utt)
-        elif job.kind == "quiet":
-            utt.quiet_segment = job.segment
+        elif job.kind in ("quiet", "settled"):
+            if job.kind == "quiet":
+                utt.quiet_segment = job.segment
+            else:
+                utt.settled_segment = job.segment
             if utt.spec is not None and utt.spec[0] == job.segment:
                 self._try_early(utt)
         else:
@@ -565,8 +580,11 @@ class _Transcriber:
         assert utt.spec is not None and self.is_complete is not None
         segment, result, mark = utt.spec
         text = self._command(utt, result.text)
-        if self.is_complete(text):
+        whole = self.is_complete(text)
+        if whole is Whole.CLOSED:
             self._finish(utt, result, mark, "grammar")
+        elif whole is Whole.FILLED and utt.settled_segment == segment:
+            self._finish(utt, result, mark, "slots")
         elif text and utt.partial_segment != segment:
             # Not a closed command: the silence tail must pass. Say what we have,
             # so the consumer can start routing (an LLM call) meanwhile.

@@ -4,6 +4,7 @@ and when a command is whole (grammar-aware endpointing)."""
 from __future__ import annotations
 
 import asyncio
+import enum
 import queue
 from collections.abc import Callable
 
@@ -38,12 +39,35 @@ def asyncio_sink(loop: asyncio.AbstractEventLoop, events: asyncio.Queue) -> Even
 _OPEN_PROBE = "zebra xylophone quartz"
 
 
+class Whole(enum.Enum):
+    """How whole a partial transcript is as a command: how soon a pause may end it."""
+
+    NO = "no"  # not a command, or one that takes free text still: the full silence
+    FILLED = "filled"  # a command whose every slot is filled and resolved: a longer pause
+    CLOSED = "closed"  # a command that could not go on: a short pause
+
+
+def command_checker(
+    grammar, slots_filled: Callable[[str], bool] | None = None
+) -> Callable[[str], Whole]:
+    """`text` -> `Whole`: CLOSED when the grammar matches and nothing could follow (no
+    template ends in a wildcard that would take more words); FILLED when it matches and
+    `slots_filled` (the router's stage 2: `Router.slots_filled`) says its slots are
+    complete ("set a timer for two hours"); otherwise NO."""
+
+    def whole(text: str) -> Whole:
+        if grammar.match(text) is None:
+            return Whole.NO
+        if grammar.match(f"{text} {_OPEN_PROBE}") is None:
+            return Whole.CLOSED
+        if slots_filled is not None and slots_filled(text):
+            return Whole.FILLED
+        return Whole.NO
+
+    return whole
+
+
 def closed_command_checker(grammar) -> Callable[[str], bool]:
     """True for text that is a whole stage-0 command and could not go on."""
-
-    def is_complete(text: str) -> bool:
-        if grammar.match(text) is None:
-            return False
-        return grammar.match(f"{text} {_OPEN_PROBE}") is None
-
-    return is_complete
+    whole = command_checker(grammar)
+    return lambda text: whole(text) is Whole.CLOSED

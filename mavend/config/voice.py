@@ -51,6 +51,9 @@ class EndpointSettings:
     no_speech_timeout_s: Positive = 5.0
     grammar_early_stop: bool = True
     grammar_silence_ms: int = Field(default=300, ge=100, le=5000)
+    # A stage-0 command whose slots are all filled and resolved ("set a timer for two
+    # hours") ends after this much silence: longer, since more words could still follow.
+    grammar_slot_silence_ms: int = Field(default=450, ge=100, le=5000)
 
 
 @_settings

@@ -56,7 +56,7 @@ def build_block(
         if repair.live and words & set(content_words(repair.utterance)):
             candidates.append(repair_line(repair))
     scored = sorted(
-        (h for h in habits if h.intent != "chat" and words & set(h.words)),
+        (h for h in habits if h.intent != "chat" and _relevant(words, set(h.words))),
         key=lambda h: (-len(words & set(h.words)), -h.id),
     )
     seen: set[str] = set()
@@ -77,3 +77,11 @@ def build_block(
         lines.append(line)
         total += cost
     return "\n".join(lines)
+
+
+def _relevant(said: set[str], habit: set[str]) -> bool:
+    """Two content words in common, or all of the shorter side's: one shared word ("car"
+    in "the car needs wipers" and "the car service is booked") is chance. Each line is
+    ~20 tokens of prompt evaluated on every turn (0.1-0.2 s on two cores, bench/
+    conversation_bench.py), and the block changed no route (BENCHMARKS.md, "Memory")."""
+    return bool(habit) and len(said & habit) >= min(2, len(said), len(habit))

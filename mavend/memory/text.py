@@ -16,10 +16,12 @@ from collections.abc import Iterable
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # Function words that carry no phrasing habit. Short on purpose: "on", "off",
-# "up" and "down" stay, they are what an act is about.
+# "up" and "down" stay, they are what an act is about. The last line is what a
+# token split leaves of clitics ("what's" -> "what", "s"): never content.
 _STOP_WORDS = """a an the i me my mine we our you your it its is are was were be been am do does
 did to of in at for from with and or but that this these those there here please can could
-would will shall should just some any so then than now hey ok okay um uh"""
+would will shall should just some any so then than now hey ok okay um uh
+s t d m ll re ve"""
 STOP_WORDS = frozenset(_STOP_WORDS.split())
 
 

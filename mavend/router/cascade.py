@@ -19,7 +19,7 @@ from typing import Protocol
 
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
-from mavend.router.grammar import CommandGrammar, GrammarMatch
+from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
 from mavend.router.personal import judge_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
@@ -162,15 +162,38 @@ class Router:
         decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)
         return decision, trace
 
+    def slots_filled(self, utterance: str) -> bool:
+        """Is `utterance` a stage-0 command that takes a time, ends on that time, and has
+        it resolved with nothing left to ask? ("set a timer for two hours", "remind me to
+        call mum at five", "what's on my calendar tomorrow"). The front end lets such a
+        command end after a shorter pause than free speech (`grammar_slot_silence_ms`).
+
+        Conservative on purpose, since a cut is worse than a wait: the time must be the
+        last words (a task after it could go on), and a reminder's time must name a time
+        of day or a span (after a bare "tomorrow" an "at nine" often follows), a timer's
+        a span with its unit."""
+        match = self.grammar.match(utterance)
+        if match is None or not set(match.slots) & _TIME_SLOTS or set(match.slots) - _TIME_SLOTS:
+            return False
+        reminders = match.intent is Intent.QUERY and match.source is Source.REMINDERS
+        if match.intent is not Intent.REMINDER and not reminders:
+            return False
+        now = self.clock()
+        decision = self._from_grammar(utterance, match, now)
+        found = self.slots.time_of(match.text, now, _grammar_hints(match))
+        if decision.clarify is not None or found is None:
+            return False
+        if match.intent is Intent.REMINDER and found.kind == "date":
+            return False
+        if match.name == "timer" and found.kind != "duration":  # "for two" ... minutes?
+            return False
+        if match.name == "remind" and not decision.slots.text:  # remind me ... to what?
+            return False
+        return normalize(match.text).endswith(normalize(found.phrase))
+
     # stage 0 -------------------------------------------------------------
     def _from_grammar(self, utterance: str, match: GrammarMatch, now: datetime) -> Decision:
-        hints = SlotHints(
-            fn=match.name if match.intent in (Intent.ACT, Intent.SYSTEM) else "",
-            args=match.slots,
-            time_phrase=match.slots.get("when", ""),
-            time_from_grammar=True,
-            task=match.slots.get("task", ""),
-        )
+        hints = _grammar_hints(match)
         result = self.slots.extract(match.intent, match.text, now, hints)
         clarify = Clarify(result.question, (match.intent,), "slot") if result.question else None
         slots = result.slots
@@ -262,6 +285,19 @@ class Router:
             return None
         finally:
             trace.timed("llm", started)
+
+
+_TIME_SLOTS = frozenset({"when", "task"})
+
+
+def _grammar_hints(match: GrammarMatch) -> SlotHints:
+    return SlotHints(
+        fn=match.name if match.intent in (Intent.ACT, Intent.SYSTEM) else "",
+        args=match.slots,
+        time_phrase=match.slots.get("when", ""),
+        time_from_grammar=True,
+        task=match.slots.get("task", ""),
+    )
 
 
 def _named_sources(

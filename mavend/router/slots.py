@@ -112,14 +112,7 @@ class SlotExtractor:
 
     # reminder ------------------------------------------------------------
     def _reminder(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
-        # A grammar's {when} is placed by its template: read it first. A model's phrase
-        # comes after the resolver's own search: on the dev file's reminders the LLM's
-        # phrase covered the source's time words less often (51/71 against 61/71,
-        # bench/llm_jobs.py), so it is used only when the resolver finds no time at all.
-        if hints.time_from_grammar:
-            found = self._time_from_hints(text, now, hints) or self._find(text, now)
-        else:
-            found = self._find(text, now) or self._time_from_hints(text, now, hints)
+        found = self.time_of(text, now, hints)
         task = _reminder_task(hints.task or text, found.phrase if found else "")
         if found is None:
             return SlotResult(Slots(text=task), question="When should I remind you?")
@@ -129,6 +122,16 @@ class SlotExtractor:
                 question=f"{found.when:%H:%M on %A} has already passed. When should I remind you?",
             )
         return SlotResult(Slots(time=found.when.replace(microsecond=0), has_time=True, text=task))
+
+    def time_of(self, text: str, now: datetime, hints: SlotHints) -> TimeResolution | None:
+        """The time a reminder (or a question about one's calendar) names, resolved."""
+        # A grammar's {when} is placed by its template: read it first. A model's phrase
+        # comes after the resolver's own search: on the dev file's reminders the LLM's
+        # phrase covered the source's time words less often (51/71 against 61/71,
+        # bench/llm_jobs.py), so it is used only when the resolver finds no time at all.
+        if hints.time_from_grammar:
+            return self._time_from_hints(text, now, hints) or self._find(text, now)
+        return self._find(text, now) or self._time_from_hints(text, now, hints)
 
     def _time_from_hints(self, text: str, now: datetime, hints: SlotHints) -> TimeResolution | None:
         phrase = hints.time_phrase.strip()

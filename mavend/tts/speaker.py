@@ -19,6 +19,9 @@ What can fail, and what happens (each is one log line; the turn completes):
 - text the voice cannot say (emoji, control characters, other scripts): dropped, one
   line naming what.
 
+The "done" chime yields: when a reply's first sentence is ready while it plays, it fades
+out (`FADE_S`) and the reply starts, instead of the reply waiting for the chime's end.
+
 Barge-in: `interrupt()` (any thread) stops what is playing within one playback block
 (`BLOCK_S`) and drops everything queued before it; the output stream is aborted, not
 drained. With a `reference` (wakeword.echo.PlaybackReference) every sentence is
@@ -38,7 +41,7 @@ import queue
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +69,8 @@ class Outcome(enum.Enum):
 # Playback is written in blocks this long: an interrupt waits at most one block (plus
 # the stream's abort), well inside the 300 ms barge-in budget.
 BLOCK_S = 0.04
+# A chime that gives way to a reply fades out over this long (a cut would click).
+FADE_S = 0.01
 
 
 @dataclass
@@ -82,6 +87,16 @@ class _Chunk:
     audio: np.ndarray
     rate: int
     scan: Any = None  # the reference's wakeword.echo.Scan of it
+    speech: bool = False  # a sentence of a reply (not an earcon)
+    yields: bool = False  # an earcon that stops when a reply's sentence is waiting
+
+
+@dataclass(frozen=True)
+class _Sound:
+    """An earcon to play; `yields`: it gives way to a reply that is ready."""
+
+    audio: np.ndarray
+    yields: bool = False
 
 
 _END = object()
@@ -106,6 +121,9 @@ class Speaker:
         # (when the stream's first sample is heard, samples written since)
         self._clock: tuple[float, int] = (0.0, 0)
         self.underruns = 0  # re-anchored after PortAudio reported an underflow
+        # A reply's sentence is synthesized and waits to play: the "done" chime yields.
+        self._speech_waiting = threading.Event()
+        self.chimes_cut = 0  # "done" chimes that gave way to a reply (benchmarks, tests)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Speaker:
@@ -166,7 +184,7 @@ class Speaker:
         self._queue(job, spoken or text)
         return job.done
 
-    def _queue(self, job: _Job, what: str | np.ndarray) -> None:
+    def _queue(self, job: _Job, what: str | _Sound) -> None:
         if self.reference is not None:
             self.reference.expect()  # audible from now on, for the follow-up window
         self._jobs.put((job, what))
@@ -181,16 +199,21 @@ class Speaker:
         thread and cheap (the audio thread calls it). True if something was playing."""
         self._generation += 1
         self._interrupted_at = time.monotonic()
+        self._speech_waiting.clear()  # what was waiting is dropped
         return self.busy
 
     def earcon(self, which: str) -> Future:
-        """Play the "wake" or "done" chime (queued behind any reply)."""
+        """Play the "wake" or "done" chime (queued behind any reply). The "done" chime
+        says "I heard you": when the reply is ready while it plays, the reply says that
+        better, so the chime fades out and the reply starts (it is not kept waiting)."""
         job = _Job(generation=self._generation)
         if self.earcons is None:
             job.done.set_result(Outcome.NO_VOICE)
             return job.done
-        audio = self.earcons.wake if which == "wake" else self.earcons.done
-        self._queue(job, audio)
+        if which == "wake":
+            self._queue(job, _Sound(self.earcons.wake))
+        else:
+            self._queue(job, _Sound(self.earcons.done, yields=True))
         return job.done
 
     def on_voice_event(self, event: Any) -> None:
@@ -219,16 +242,17 @@ class Speaker:
             job.failed = job.failed or Outcome.INTERRUPTED
         return job.failed is not None
 
-    def _synthesize(self, job: _Job, what: str | np.ndarray) -> None:
+    def _synthesize(self, job: _Job, what: str | _Sound) -> None:
         if self._stale(job):
             return
         if not self.device_ready():
             job.failed = Outcome.NO_DEVICE
             return
         volume = float(self.settings.volume)
-        if isinstance(what, np.ndarray):  # an earcon
+        if isinstance(what, _Sound):  # an earcon
             assert self.earcons is not None
-            self._put(_Chunk(job, what * volume, self.earcons.rate), "", first=True)
+            chunk = _Chunk(job, what.audio * volume, self.earcons.rate, yields=what.yields)
+            self._put(chunk, "", first=True)
             return
         shaped = self._shape(what)
         assert self.voice is not None
@@ -238,8 +262,11 @@ class Speaker:
                 return
             audio = self.voice.synthesize(sentence)
             if audio.size:
-                self._put(_Chunk(job, audio * volume, self.voice.sample_rate), sentence,
-                          first=first)
+                chunk = _Chunk(job, audio * volume, self.voice.sample_rate, speech=True)
+                # Before the put: the player clears it as it takes the chunk, so it is
+                # never left set with nothing waiting.
+                self._speech_waiting.set()
+                self._put(chunk, sentence, first=first)
                 first = False
 
     def _put(self, chunk: _Chunk, text: str, *, first: bool) -> None:
@@ -290,6 +317,8 @@ class Speaker:
 
     def _play(self, chunk: _Chunk, output: Output | None) -> Output | None:
         job = chunk.job
+        if chunk.speech:
+            self._speech_waiting.clear()  # (set again when the next one is ready)
         if self._stale(job):
             return output
         try:
@@ -300,6 +329,9 @@ class Speaker:
             for i in range(0, len(chunk.audio), block):
                 if self._stale(job):
                     break  # interrupt(): `_cut` aborts the stream right after
+                if chunk.yields and self._speech_waiting.is_set():
+                    self._fade_out(output, chunk, i)
+                    break
                 self._write(output, chunk, i, block)
             job.chunks += 1
             return output
@@ -333,6 +365,16 @@ class Speaker:
                 self.reference.played(audio, rate, heard_at, chunk.scan, offset)
             else:
                 self.reference.played(audio, rate, heard_at)
+
+    def _fade_out(self, output: Output, chunk: _Chunk, offset: int) -> None:
+        """End a yielding chime at `offset` with a short fade, for the reply after it."""
+        end = min(len(chunk.audio), offset + max(1, int(FADE_S * chunk.rate)))
+        faded = chunk.audio[:end].copy()
+        faded[offset:] *= np.linspace(1.0, 0.0, end - offset, dtype=np.float32)
+        self._write(output, replace(chunk, audio=faded), offset, end - offset)
+        self.chimes_cut += 1
+        log.debug("the done chime gave way to the reply after %.0f ms",
+                  offset / chunk.rate * 1000)
 
     def _cut(self, output: Output) -> None:
         """After an `interrupt()`: abort the stream (what it buffered is dropped)."""

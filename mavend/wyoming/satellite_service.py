@@ -25,11 +25,13 @@ class SatelliteService:
         run_turn: TurnRunner,
         *,
         grammar: Any = None,  # the router's stage-0 grammar: vocabulary and early endpoints
+        slots_filled: Callable[[str], bool] | None = None,  # the router's: see FrontEnd
         voice: Any = None,  # mavend.tts.Voice (the speaker's, when the daemon has one)
     ):
         self.settings = settings
         self.run_turn = run_turn
         self.grammar = grammar
+        self.slots_filled = slots_filled
         self.voice = voice
         self.links: dict[str, SatelliteLink] = {}
         self._stt: LockedStt | None = None
@@ -91,7 +93,7 @@ class SatelliteService:
         and VAD models (loaded once; each front end resets them at its start)."""
         from wakeword.detector import EnergyGate, TriggerConfig, WakeModel
         from wakeword.endpoint import EndpointConfig
-        from wakeword.frontend import FrontEnd, closed_command_checker
+        from wakeword.frontend import FrontEnd, command_checker
         from wakeword.vad import SileroVad
 
         settings = self.settings
@@ -111,7 +113,7 @@ class SatelliteService:
                 endpoint=EndpointConfig.from_settings(settings.endpoint),
                 preroll_s=wake_settings.preroll_s,
                 wake_words=settings.router.wake_words,
-                is_complete=closed_command_checker(self.grammar) if early else None,
+                is_complete=command_checker(self.grammar, self.slots_filled) if early else None,
             )
 
         return front_end
