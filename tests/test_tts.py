@@ -286,3 +286,28 @@ def test_the_done_chime_gives_way_to_a_reply_that_is_ready(recorder: Recorder, w
     runs = np.split(np.flatnonzero(loud), np.flatnonzero(np.diff(np.flatnonzero(loud)) > 1) + 1)
     reply = next(int(run[0]) for run in runs if run.size > 8)
     assert (reply - onset) * 10 < 600, (onset, reply)
+
+
+def test_the_built_in_done_chime_is_written_in_time_so_a_reply_can_cut_it(
+    recorder: Recorder,
+) -> None:
+    # The sound server would take the whole 170 ms chime at once, and a reply ready 30 ms
+    # in would wait for all of it: the chime is written 10 ms at a time, in time.
+    speaker = loaded_speaker()
+    # The wake chime first, so the sink and the recording are running when it counts.
+    assert speaker.earcon("wake").result(20) is Outcome.SPOKEN
+    time.sleep(0.4)
+    speaker.earcon("done")
+    assert speaker.speak("The door is locked.").result(60) is Outcome.SPOKEN
+    audio = recorder.stop()
+    speaker.close()
+    assert speaker.chimes_cut == 1
+    block = RATE // 100
+    peaks = np.abs(audio[: audio.size // block * block]).reshape(-1, block).max(1)
+    loud = np.flatnonzero(peaks > 0.01)
+    # The done chime: the first sound after 300 ms of quiet (after the wake chime).
+    onset = int(loud[np.flatnonzero(np.diff(loud) > 30)[0] + 1])
+    gap = onset + int(np.flatnonzero(peaks[onset:] <= 0.01)[0])
+    reply = gap + int(np.flatnonzero(peaks[gap:] > 0.01)[0])
+    # The whole chime and the voice's 20 ms lead would put the reply at 190 ms or later.
+    assert (reply - onset) * 10 < 170, (onset, gap, reply)

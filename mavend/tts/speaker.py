@@ -69,7 +69,9 @@ class Outcome(enum.Enum):
 # Playback is written in blocks this long: an interrupt waits at most one block (plus
 # the stream's abort), well inside the 300 ms barge-in budget.
 BLOCK_S = 0.04
-# A chime that gives way to a reply fades out over this long (a cut would click).
+# A chime that gives way to a reply is written in blocks this long, in time (see
+# `_reply_ready`), and fades out over FADE_S (a cut would click).
+CHIME_BLOCK_S = 0.01
 FADE_S = 0.01
 
 
@@ -325,11 +327,11 @@ class Speaker:
             if output is None:
                 output = Output(self.settings.device, chunk.rate)
                 self._clock = (time.monotonic() + output.latency, 0)
-            block = max(1, int(BLOCK_S * chunk.rate))
+            block = max(1, int((CHIME_BLOCK_S if chunk.yields else BLOCK_S) * chunk.rate))
             for i in range(0, len(chunk.audio), block):
                 if self._stale(job):
                     break  # interrupt(): `_cut` aborts the stream right after
-                if chunk.yields and self._speech_waiting.is_set():
+                if chunk.yields and self._reply_ready(output, chunk.rate, block):
                     self._fade_out(output, chunk, i)
                     break
                 self._write(output, chunk, i, block)
@@ -365,6 +367,18 @@ class Speaker:
                 self.reference.played(audio, rate, heard_at, chunk.scan, offset)
             else:
                 self.reference.played(audio, rate, heard_at)
+
+    def _reply_ready(self, output: Output, rate: int, block: int) -> bool:
+        """Is a reply's sentence waiting? Checked before each block of a yielding chime,
+        which is written in time rather than ahead (PortAudio and the sound server would
+        take all of it at once, and the reply could only start after all of it): at most
+        one block is queued beyond the output's latency, so the reply starts within
+        about a block and the fade of being ready."""
+        start, written = self._clock  # (samples at the chunk's rate, as `_write` counts)
+        ahead = start + (written - block) / rate - time.monotonic() - output.latency
+        if ahead > 0:
+            self._speech_waiting.wait(ahead)
+        return self._speech_waiting.is_set()
 
     def _fade_out(self, output: Output, chunk: _Chunk, offset: int) -> None:
         """End a yielding chime at `offset` with a short fade, for the reply after it."""
