@@ -226,6 +226,24 @@ def test_a_sentence_that_says_the_wake_word_cannot_wake_mavend_while_it_plays() 
     assert not reference.prepare(mumbled, 16000, "The light is on.").says_wake
 
 
+def test_an_earcon_is_known_without_the_wake_model_and_its_echo_is_explained() -> None:
+    # The chimes are mavend's own two tones: no wake model runs on them (a reply queued
+    # behind the done chime waited ~70 ms for that scoring), but their levels are kept.
+    from mavend.tts.earcons import DONE_TONES, make_chime
+
+    reference = _reference()
+    chime = make_chime(DONE_TONES, rate=16000)
+    known = reference.known(chime, 16000)
+    scanned = reference.prepare(chime, 16000, first=True)
+    assert not known.says_wake and not scanned.says_wake  # the model agrees: no wake word
+    assert known.samples == scanned.samples and len(known.levels) == len(scanned.levels)
+    assert np.allclose(known.levels, scanned.levels, atol=0.5)
+    start = 2000.0
+    _play(reference, chime, known, start)
+    assert reference.active(start + 0.05)
+    assert reference.own_wake(start + 0.1) is None  # a chime never hides the user's wake
+
+
 def test_the_batched_scan_scores_exactly_as_the_streaming_model() -> None:
     require_model("openwakeword")
     scorer, reset = wake_scorer(resolve_wake_model("hey_jarvis"))

@@ -206,6 +206,36 @@ def test_the_command_after_the_wake_word_is_transcribed_and_routed(
     assert 0 < transcript.confidence <= 1
 
 
+@pytest.mark.parametrize(
+    ("first", "pause_s", "rest", "endpoint", "whole"),
+    [
+        # (Each ends on "slots" in the end: the whole command is filled, after its time.)
+    # A short breath after a whole, resolved command: it goes on, nothing is cut.
+        ("set a timer for ten minutes", 0.25, "and thirty seconds", "slots", True),
+        # A pause past grammar_slot_silence_ms (450) but short of silence_ms (700) after
+        # a whole, resolved command ends it there: the price of answering sooner.
+        ("set a timer for ten minutes", 0.65, "and thirty seconds", "slots", False),
+        # The same pause where the command is not whole yet (no time) cuts nothing.
+        ("remind me to call", 0.65, "the plumber at five", "slots", True),
+    ],
+)
+def test_a_pause_ends_a_command_early_only_once_its_slots_are_filled(
+    front, first, pause_s, rest, endpoint, whole
+) -> None:
+    clip = concat(
+        command_clip(first, voice="en-us", speed=175, tail_s=0.0),
+        silence(pause_s),
+        trim(espeak(rest, "en-us", 175)),
+        silence(1.5),
+    )
+    transcripts = of(Transcript, listen(front, clip))
+    assert transcripts, "no transcript"
+    transcript = transcripts[0]
+    assert transcript.endpoint == endpoint, transcript
+    word = max(rest.split(), key=len)  # "seconds", "plumber" (Whisper writes 30, 5)
+    assert (word in transcript.text.lower()) is whole, transcript.text
+
+
 @pytest.mark.parametrize("block", [512, 700, 8000])
 def test_any_device_block_size_gives_the_same_command(front, block: int) -> None:
     front_end, events = front

@@ -159,6 +159,20 @@ class PlaybackReference:
         empty = np.zeros(0, np.float32)
         return Scan(empty, empty, 0, 0.0, True, pending=True)
 
+    def known(self, audio: np.ndarray, rate: int) -> Scan:
+        """The scan of a sound mavend made itself (an earcon: two tones, never the wake
+        word): its levels, for the echo, and no wake model run on it, so a reply queued
+        behind it is not kept waiting for a scoring it does not need."""
+        from mavend.tts.audio import resample
+
+        samples = resample(audio, rate, RATE).astype(np.float32)
+        frames = -(-len(samples) // FRAME)
+        pcm = np.zeros(frames * FRAME, np.int16)
+        pcm[: len(samples)] = np.clip(samples * 32767.0, -32768, 32767).astype(np.int16)
+        levels = np.array([_dbfs(pcm[i * FRAME : (i + 1) * FRAME]) for i in range(frames)],
+                          np.float32)
+        return Scan(np.zeros(frames, np.float32), levels, len(samples), 0.0, False)
+
     def prepare(self, audio: np.ndarray, rate: int, text: str = "", *,
                 first: bool = True, into: Scan | None = None) -> Scan:
         """Score a sentence (float32, as it will be played): the synthesis thread calls

@@ -279,6 +279,10 @@ class Speaker:
         if reference is None or not hasattr(reference, "prepare"):
             self._chunks.put(chunk)
             return
+        if not chunk.speech and hasattr(reference, "known"):  # an earcon: our own tones
+            chunk.scan = reference.known(chunk.audio, chunk.rate)
+            self._chunks.put(chunk)
+            return
         chunk.scan = reference.pending_scan()
         self._chunks.put(chunk)
         try:
