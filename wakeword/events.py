@@ -51,7 +51,7 @@ class Transcript:
     heard: str  # what speech-to-text returned, unchanged
     confidence: float  # 0..1, from Whisper's log-probability and no-speech probability
     timings: Timings
-    endpoint: str  # why the utterance ended: silence, grammar, max_length, end_of_stream
+    endpoint: str  # why the utterance ended: silence, grammar, slots, max_length, end_of_stream
     speech_end_monotonic: float  # time.monotonic() at the end of speech
     stt: dict[str, float] = field(default_factory=dict)  # avg_logprob, no_speech_prob, ...
     utterance: int = 0  # the id a `Partial` of the same utterance carried
