@@ -12,7 +12,8 @@ The reminder scheduler runs APScheduler's own threads; routing and handlers
 run in worker threads (`asyncio.to_thread`): the event loop never waits on a
 model. SIGTERM/SIGINT: stop listening, let the current turn finish, stop the
 scheduler, close the database, exit 0. SIGHUP: reload the config, the grammars
-and the allowlist (the scheduler, and so every reminder, is untouched).
+and the allowlist, and the speaker when [tts] or [earcons] changed (the scheduler,
+and so every reminder, is untouched).
 
 A lock file next to the database keeps a second daemon from running on the
 same state; `mavend say` reads it to tell the user whether a reminder will
@@ -303,10 +304,16 @@ class Daemon:
             router = PrefetchingRouter(await asyncio.to_thread(self._build_router, settings))
             if self.options.audio:
                 await asyncio.to_thread(self._warm_up, router)
+            speaker = None
+            if self.speaker is not None and _speech_changed(self.settings, settings):
+                speaker = await asyncio.to_thread(self._load_speaker, settings)
         except MavendError as exc:
             log.error("reload failed, the running configuration stays: %s", exc)
             return False
         self.state = DaemonState.RELOADING
+        old_speaker = None
+        if speaker is not None:  # [tts] or [earcons] changed: a new voice, chimes, output
+            old_speaker, self.speaker = self.speaker, speaker
         old_router, self.router = self.router, router
         self.settings = settings
         self.assistant = self._make_assistant(settings, router)
@@ -314,11 +321,17 @@ class Daemon:
         assert self.delivery is not None and self.notifier is not None
         self.delivery.settings = settings
         self.notifier.settings = settings.notifications
-        if self.voice is not None and _audio_changed(self.voice.settings, settings):
+        if self.voice is not None and (
+            _audio_changed(self.voice.settings, settings) or old_speaker is not None
+        ):
+            # (A new speaker, too: the front end listens around what it plays.)
             log.info("audio settings changed: restarting the voice service")
             await self.supervisor.replace("voice", self._replace_voice(settings))
         elif self.voice is not None:
             self.voice.router = router
+        if old_speaker is not None:
+            old_speaker.close()
+            log.info("spoken replies and earcons reloaded")
         if old_router is not None:
             old_router.close()
         self.state = DaemonState.RUNNING
@@ -599,6 +612,10 @@ class Daemon:
         if component is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
         return component
+
+def _speech_changed(old: Settings, new: Settings) -> bool:
+    return old.tts != new.tts or old.earcons != new.earcons
+
 
 def _audio_changed(old: Settings, new: Settings) -> bool:
     sections = ("audio", "wakeword", "endpoint", "stt")

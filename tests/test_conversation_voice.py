@@ -184,9 +184,10 @@ class SpokenTurns:
     """The real daemon (the real router, its LLM off) listening to a stand-in front end
     on its own loop."""
 
-    def __init__(self, settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    def __init__(self, settings: Settings, monkeypatch: pytest.MonkeyPatch,
+                 load_speaker: Callable[[Settings], Any] = lambda s: None):
         # Replies are not spoken here (that is the text-to-speech tests' business).
-        monkeypatch.setattr(Daemon, "_load_speaker", staticmethod(lambda s: None), raising=False)
+        monkeypatch.setattr(Daemon, "_load_speaker", staticmethod(load_speaker), raising=False)
         self.fronts: list[StandInFront] = []
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
@@ -217,7 +218,7 @@ class SpokenTurns:
     def say(self, text: str, *, follow_up: bool) -> Any:
         """One spoken utterance; its turn, once the daemon has finished it."""
         count = len(self.turns)
-        self.fronts[0].sink(transcript(text, follow_up=follow_up))
+        self.fronts[-1].sink(transcript(text, follow_up=follow_up))  # the running one
         deadline = time.monotonic() + 30
         while len(self.turns) == count:
             assert time.monotonic() < deadline, f"no turn for {text!r}"
@@ -275,3 +276,57 @@ def test_a_clarification_is_answered_without_the_wake_word(spoken) -> None:
     assert value.decision.continued and value.decision.slots.args == {"service": "syncthing"}
     assert value.reply.outcome == Outcome.CONFIRM  # still asks before it restarts anything
     assert front.follow_ups == [6.0, 6.0, 6.0]
+
+
+class StandInSpeaker:
+    """What the daemon asks of its speaker; records the settings it was loaded with."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.voice = None
+        self.closed = False
+        self.said: list[str] = []
+
+    def on_voice_event(self, event: Any) -> None: ...
+
+    def speak(self, text: str, spoken: str = "") -> Any:
+        self.said.append(spoken or text)
+
+    def interrupt(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_sighup_with_new_tts_settings_brings_a_new_speaker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_session_bus: None
+) -> None:
+    settings = kit_settings(tmp_path)
+    require_model(settings.router.classifier_model)
+    speakers: list[StandInSpeaker] = []
+
+    def load(s: Settings) -> StandInSpeaker:
+        speakers.append(StandInSpeaker(s))
+        return speakers[-1]
+
+    turns = SpokenTurns(settings, monkeypatch, load_speaker=load)
+    try:
+        quieter = dataclasses.replace(settings, tts=dataclasses.replace(settings.tts, volume=0.4))
+        monkeypatch.setattr("mavend.config.load_settings", lambda path=None: quieter)
+        assert turns.call(turns.daemon.reload())
+        assert [s.settings.tts.volume for s in speakers] == [1.0, 0.4]
+        assert turns.daemon.speaker is speakers[1]
+        assert speakers[0].closed and not speakers[1].closed
+        # The voice service was restarted around it (the front end listens around what
+        # the speaker plays), and its earcons are the new speaker's.
+        assert len(turns.fronts) == 2 and turns.fronts[1].started.wait(10)
+        assert turns.daemon.voice.on_event == speakers[1].on_voice_event
+        turns.say("what time is it", follow_up=False)
+        assert speakers[1].said and not speakers[0].said
+        # The same [tts] and [earcons] again: the speaker stays.
+        assert turns.call(turns.daemon.reload())
+        assert len(speakers) == 2 and turns.daemon.speaker is speakers[1]
+    finally:
+        turns.close()
+
