@@ -33,7 +33,7 @@ from wakeword.events import (
     event_to_json,
     read_events,
 )
-from wakeword.frontend import EventQueue, FrontEnd, asyncio_sink, closed_command_checker
+from wakeword.frontend import EventQueue, FrontEnd, Whole, asyncio_sink, command_checker
 from wakeword.sources import (
     ArraySource,
     AudioChunk,
@@ -63,8 +63,9 @@ __all__ = [
     "Timings",
     "Transcript",
     "Wake",
+    "Whole",
     "asyncio_sink",
-    "closed_command_checker",
+    "command_checker",
     "event_from_json",
     "event_line",
     "event_to_json",

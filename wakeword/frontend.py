@@ -67,7 +67,6 @@ from wakeword.sinks import (  # noqa: F401  (re-exported)
     EventQueue,
     Whole,
     asyncio_sink,
-    closed_command_checker,
     command_checker,
 )
 from wakeword.sources import AudioSource

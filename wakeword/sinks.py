@@ -66,8 +66,3 @@ def command_checker(
 
     return whole
 
-
-def closed_command_checker(grammar) -> Callable[[str], bool]:
-    """True for text that is a whole stage-0 command and could not go on."""
-    whole = command_checker(grammar)
-    return lambda text: whole(text) is Whole.CLOSED
