@@ -5,7 +5,8 @@ Threads and hand-offs:
     source (PortAudio callback -> queue, or a file)
       -> audio thread: DC blocker, 80 ms frames, wake word, pre-roll ring,
          VAD + endpointer while an utterance is open       --Job-->  queue
-      -> speech-to-text thread: Whisper, hallucination guard, wake-phrase strip
+      -> speech-to-text thread (`wakeword.transcriber`): Whisper, hallucination
+         guard, wake-phrase strip
       -> sink(event)   (a thread-safe callable: a queue, or asyncio's
                         call_soon_threadsafe; `asyncio_sink` builds one)
 
@@ -37,11 +38,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,18 +50,7 @@ from wakeword.audio import RATE, DcBlocker, Framer, RingBuffer, rms_dbfs
 from wakeword.detector import FRAME, TriggerConfig, WakeModel, WakeTrigger
 from wakeword.echo import PlaybackReference
 from wakeword.endpoint import EndpointConfig, Endpointer, Step
-from wakeword.events import (
-    DeviceState,
-    Dropped,
-    Event,
-    EventSink,
-    NoSpeech,
-    Partial,
-    SourceEnded,
-    Timings,
-    Transcript,
-    Wake,
-)
+from wakeword.events import DeviceState, EventSink, NoSpeech, SourceEnded, Wake
 from wakeword.sinks import (  # noqa: F401  (re-exported)
     EventQueue,
     Whole,
@@ -70,7 +58,8 @@ from wakeword.sinks import (  # noqa: F401  (re-exported)
     command_checker,
 )
 from wakeword.sources import AudioSource
-from wakeword.stt import SpeechToText, SttResult, guard, strip_wake_phrase
+from wakeword.stt import SpeechToText
+from wakeword.transcriber import SpeechMark, SttJob, Transcriber, Utterance
 from wakeword.vad import WINDOW, SileroVad
 
 log = logging.getLogger(__name__)
@@ -80,63 +69,6 @@ log = logging.getLogger(__name__)
 LEAD_IN_S = 0.25
 # A follow-up turn (no wake word) keeps this much audio from before it opened.
 FOLLOW_UP_LEAD_S = 0.3
-
-
-@dataclass(frozen=True)
-class SpeechMark:
-    """Where the command's speech was, and when (wall clock) it ended."""
-
-    speech_start_t: float
-    speech_end_t: float
-    eos_monotonic: float
-    speech_s: float
-
-
-@dataclass
-class _Utterance:
-    id: int
-    wake: Wake | None
-    start_index: int  # absolute sample index of audio[0]
-    trim_index: int  # where speech-to-text starts (speech in the pre-roll, minus a lead-in)
-    endpointer: Endpointer
-    audio: list[np.ndarray] = field(default_factory=list)
-    vad_index: int = 0  # absolute sample index of the next VAD window
-    fed_index: int = 0  # absolute sample index up to which `audio` reaches
-    capturing: bool = True
-    echo_gated: bool = False  # some of its speech was taken for mavend's own echo
-    muted: list[tuple[int, int]] = field(default_factory=list)  # echo windows (absolute)
-    done: threading.Event = field(default_factory=threading.Event)
-    # Shared with the speech-to-text thread (simple values: atomic under the GIL).
-    segment_now: int = 0
-    spec: tuple[int, SttResult, SpeechMark] | None = None
-    quiet_segment: int = -1
-    settled_segment: int = -1
-    partial_segment: int = -1
-
-    def samples(self) -> np.ndarray:
-        """The audio to transcribe: from the speech found in the pre-roll to now.
-
-        The wake phrase stays in: Whisper transcribes a command better with it
-        (bench/wakeword_stt.py: 77 % of stage-0 commands routed right with it,
-        60 % with it cut out) and the phrase is stripped from the text afterwards.
-        """
-        audio = np.concatenate(self.audio) if self.audio else np.zeros(0, np.int16)
-        if self.muted:
-            # Whisper hears the user, not mavend's echo around them (half-duplex).
-            audio = audio.copy()
-            for start, end in self.muted:
-                audio[max(0, start - self.start_index) : max(0, end - self.start_index)] = 0
-        return audio[max(0, self.trim_index - self.start_index) :]
-
-
-@dataclass(frozen=True)
-class _Job:
-    kind: str  # speculate, quiet, settled, final
-    utt: _Utterance
-    segment: int
-    speech: SpeechMark
-    audio: np.ndarray | None = None
-    reason: str = ""
 
 
 class FrontEnd:
@@ -168,7 +100,7 @@ class FrontEnd:
         self._follow_up_s: float | None = None
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
-        self._transcriber = _Transcriber(stt, sink, self.wake_words, is_complete)
+        self._transcriber = Transcriber(stt, sink, self.wake_words, is_complete)
         # Mavend's own playback, and what stops it (set by the voice service).
         self.echo: PlaybackReference | None = None
         self.on_barge_in: Callable[[], object] | None = None
@@ -296,7 +228,7 @@ class FrontEnd:
         self._index = 0  # samples through the framer (end of the last frame)
         self._clock = (0.0, time.monotonic())  # (audio t, monotonic) of the latest chunk end
         self._pace: tuple[float, float] | None = None
-        self._utt: _Utterance | None = None
+        self._utt: Utterance | None = None
         self.wake.reset()
         self.vad.reset()
         self.trigger.reset()
@@ -395,7 +327,7 @@ class FrontEnd:
         self.sink(wake)
         self._open(wake, t, barge_in=barge_in)
 
-    def _endpoint(self, utt: _Utterance, samples: np.ndarray) -> None:
+    def _endpoint(self, utt: Utterance, samples: np.ndarray) -> None:
         for prob in self.vad.push(samples):
             utt.vad_index += WINDOW
             if utt.wake is None and prob > 0 and self._is_echo(utt.vad_index):
@@ -438,7 +370,7 @@ class FrontEnd:
             # The pre-roll is full of mavend's own reply: start at the wake word's end.
             trim = max(trim, self._index)
         self.trigger.hold(True)
-        self._utt = _Utterance(
+        self._utt = Utterance(
             id=next(self._ids),
             wake=wake,
             start_index=start,
@@ -455,7 +387,7 @@ class FrontEnd:
             return self.endpoint
         return dataclasses.replace(self.endpoint, no_speech_timeout_s=window)
 
-    def _step(self, utt: _Utterance, step: Step) -> None:
+    def _step(self, utt: Utterance, step: Step) -> None:
         ep = utt.endpointer
         utt.segment_now = ep.segment
         if step is Step.NONE or step is Step.ONSET:
@@ -473,16 +405,16 @@ class FrontEnd:
             speech_s=ep.speech_s,
         )
         if step is Step.PAUSED and self._transcriber.speculates:
-            self._transcriber.submit(_Job("speculate", utt, ep.segment, mark, utt.samples()))
+            self._transcriber.submit(SttJob("speculate", utt, ep.segment, mark, utt.samples()))
         elif step is Step.QUIET and self._transcriber.speculates:
-            self._transcriber.submit(_Job("quiet", utt, ep.segment, mark))
+            self._transcriber.submit(SttJob("quiet", utt, ep.segment, mark))
         elif step is Step.SETTLED and self._transcriber.speculates:
-            self._transcriber.submit(_Job("settled", utt, ep.segment, mark))
+            self._transcriber.submit(SttJob("settled", utt, ep.segment, mark))
         elif step is Step.END:
             utt.capturing = False
             log.debug("end of utterance (%s) at %.2f s", ep.ended, utt.vad_index / RATE)
             self._transcriber.submit(
-                _Job("final", utt, ep.segment, mark, utt.samples(), reason=ep.ended)
+                SttJob("final", utt, ep.segment, mark, utt.samples(), reason=ep.ended)
             )
 
     def _close_utterance(self) -> None:
@@ -493,132 +425,3 @@ class FrontEnd:
         utt = self._utt
         if utt is not None and utt.capturing and not utt.done.is_set():
             self._step(utt, utt.endpointer.finish("end_of_stream"))
-
-
-class _Transcriber:
-    """The speech-to-text thread: jobs in, transcripts (or drops) out to the sink."""
-
-    def __init__(
-        self,
-        stt: SpeechToText,
-        sink: EventSink,
-        wake_words: Sequence[str],
-        is_complete: Callable[[str], Whole] | None,
-    ):
-        self.stt = stt
-        self.sink = sink
-        self.wake_words = wake_words
-        self.is_complete = is_complete
-        self._jobs: queue.Queue[_Job | None] = queue.Queue()
-        self._thread: threading.Thread | None = None
-
-    @property
-    def speculates(self) -> bool:
-        return self.is_complete is not None
-
-    def ensure_started(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._loop, name="wakeword-stt", daemon=True)
-            self._thread.start()
-
-    def submit(self, job: _Job) -> None:
-        self._jobs.put(job)
-
-    def wait_idle(self) -> None:
-        self._jobs.join()
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._jobs.put(None)
-            self._thread.join(10)
-            self._thread = None
-
-    def _loop(self) -> None:
-        while True:
-            job = self._jobs.get()
-            try:
-                if job is None:
-                    return
-                self._handle(job)
-            except Exception as exc:  # one bad utterance must not stop the listener
-                log.exception("speech-to-text failed")
-                if job is not None and not job.utt.done.is_set():
-                    self.sink(Dropped("", f"speech-to-text failed: {exc}", 0.0))
-                    job.utt.done.set()
-            finally:
-                self._jobs.task_done()
-
-    def _handle(self, job: _Job) -> None:
-        utt = job.utt
-        if utt.done.is_set():
-            return
-        if job.kind == "speculate":
-            if job.segment < utt.segment_now:
-                return  # speech went on before we got to it
-            result = self.stt.transcribe(job.audio)
-            utt.spec = (job.segment, result, job.speech)
-            log.debug("speculative transcript (segment %d): %r", job.segment, result.text)
-            if utt.quiet_segment == job.segment:
-                self._try_early(utt)
-        elif job.kind in ("quiet", "settled"):
-            if job.kind == "quiet":
-                utt.quiet_segment = job.segment
-            else:
-                utt.settled_segment = job.segment
-            if utt.spec is not None and utt.spec[0] == job.segment:
-                self._try_early(utt)
-        else:
-            if utt.spec is not None and utt.spec[0] == job.segment:
-                # Nothing but silence since the speculative transcript: reuse it.
-                _, result, mark = utt.spec
-            else:
-                result, mark = self.stt.transcribe(job.audio), job.speech
-            self._finish(utt, result, mark, job.reason)
-
-    def _try_early(self, utt: _Utterance) -> None:
-        assert utt.spec is not None and self.is_complete is not None
-        segment, result, mark = utt.spec
-        text = self._command(utt, result.text)
-        whole = self.is_complete(text)
-        if whole is Whole.CLOSED:
-            self._finish(utt, result, mark, "grammar")
-        elif whole is Whole.FILLED and utt.settled_segment == segment:
-            self._finish(utt, result, mark, "slots")
-        elif text and utt.partial_segment != segment:
-            # Not a closed command: the silence tail must pass. Say what we have,
-            # so the consumer can start routing (an LLM call) meanwhile.
-            utt.partial_segment = segment
-            t = mark.speech_end_t + (time.monotonic() - mark.eos_monotonic)
-            self.sink(Partial(utt.id, text, result.text, round(t, 3)))
-
-    def _command(self, utt: _Utterance, heard: str) -> str:
-        return strip_wake_phrase(heard, self.wake_words) if utt.wake else heard.strip()
-
-    def _finish(self, utt: _Utterance, result: SttResult, mark: SpeechMark, reason: str) -> None:
-        now = time.monotonic()
-        t_ready = mark.speech_end_t + (now - mark.eos_monotonic)
-        text = self._command(utt, result.text)
-        verdict = guard(result, mark.speech_s, text)
-        if not verdict.keep:
-            log.info("dropped %r: %s", result.text, verdict.reason)
-            event: Event = Dropped(result.text, verdict.reason, round(t_ready, 3))
-        else:
-            event = Transcript(
-                text=text,
-                heard=result.text,
-                confidence=round(result.confidence, 4),
-                timings=Timings(
-                    wake_detected=utt.wake.t if utt.wake else None,
-                    speech_start=round(mark.speech_start_t, 3),
-                    speech_end=round(mark.speech_end_t, 3),
-                    transcript_ready=round(t_ready, 3),
-                ),
-                endpoint=reason,
-                speech_end_monotonic=mark.eos_monotonic,
-                stt=result.to_json(),
-                utterance=utt.id,
-            )
-            log.info("transcript (%s, %.0f ms after speech): %r", reason,
-                     (now - mark.eos_monotonic) * 1000, text)
-        utt.done.set()
-        self.sink(event)
