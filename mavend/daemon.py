@@ -12,8 +12,9 @@ The reminder scheduler runs APScheduler's own threads; routing and handlers
 run in worker threads (`asyncio.to_thread`): the event loop never waits on a
 model. SIGTERM/SIGINT: stop listening, let the current turn finish, stop the
 scheduler, close the database, exit 0. SIGHUP: reload the config, the grammars
-and the allowlist, and the speaker when [tts] or [earcons] changed (the scheduler,
-and so every reminder, is untouched).
+and the allowlist; the speaker, the microphone's front end, the satellites and the
+Wyoming server start again only when their settings changed (`mavend.reload`); the
+scheduler, and so every reminder, is untouched.
 
 A lock file next to the database keeps a second daemon from running on the
 same state; `mavend say` reads it to tell the user whether a reminder will
@@ -44,11 +45,13 @@ from mavend.errors import MavendError
 from mavend.handlers.common import TurnContext
 from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
+from mavend.reload import Changes
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
 from mavend.sdnotify import SystemdNotifier
 from mavend.store import Store
 from mavend.supervisor import Supervisor
 from mavend.voice import PrefetchingRouter, VoiceService
+from mavend.wyoming.remote import RemoteVoices
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +76,6 @@ class DaemonOptions:
     dbus_api: bool = True  # org.mavend.Assistant1 on the session bus (docs/dbus.md)
 
 
-# No session bus yet (a headless boot, a login still starting): look again this often.
-API_RETRY_FIRST_S = 2.0
-API_RETRY_MAX_S = 60.0
-
-
 class Observer:
     """What the daemon tells whoever listens (the D-Bus API's signals). No-ops here."""
 
@@ -86,23 +84,6 @@ class Observer:
     def decision(self, turn: Turn) -> None: ...
 
     def reminder_fired(self, firing: Firing) -> None: ...
-
-
-class _ApiSignals(Observer):
-    """The daemon's events as the D-Bus API's signals."""
-
-    def __init__(self, api: Any):
-        self.api = api
-
-    def transcript(self, text: str, confidence: float) -> None:
-        self.api.emit_transcript(text, confidence)
-
-    def decision(self, turn: Turn) -> None:
-        if turn.decision is not None:
-            self.api.emit_decision(turn.decision)
-
-    def reminder_fired(self, firing: Firing) -> None:
-        self.api.emit_reminder_fired(firing.reminder.id, firing.reminder.text)
 
 
 class Daemon:
@@ -143,13 +124,12 @@ class Daemon:
         self.router: PrefetchingRouter | None = None
         self.voice: VoiceService | None = None
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
-        # Wyoming satellites ([[satellites]]): one service each (mavend/wyoming/satellite.py).
-        self.satellites: Any = None
+        # Wyoming satellites and the Wyoming server (mavend/wyoming/remote.py).
+        self.remote = RemoteVoices(self, self.supervisor)
         # Turns wait here in arrival order (asyncio.Lock wakes its waiters first come,
         # first served): rooms take turns at the one local LLM, and a waiting turn holds
         # no worker thread.
         self._turn_queue = asyncio.Lock()
-        self.wyoming: Any = None  # mavend.wyoming.server.WyomingServer, when [wyoming] listen
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
@@ -248,14 +228,7 @@ class Daemon:
             self.voice = self._make_voice(settings)
             await self.voice.load()
             services.append(("voice", self.voice.run))
-        if settings.satellites:
-            services += await self._load_satellites(settings)
-        if settings.wyoming.listen:  # Home Assistant's conversation agent (mavend/wyoming/)
-            from mavend.wyoming.server import WyomingServer
-
-            voice = getattr(self.speaker, "voice", None)  # shared: one voice loaded, not two
-            self.wyoming = WyomingServer(self, settings, voice=voice)
-            services.append(("wyoming", self.wyoming.run))
+        services += await self.remote.start(settings, self.router, self.speaker)
         # Ready means ready to answer: the models are loaded before start() returns
         # (and before READY=1), so the first turn is not the slow one.
         await asyncio.to_thread(self._warm_up, self.router)
@@ -293,22 +266,29 @@ class Daemon:
         """SIGHUP: re-read the config, grammars and allowlist; False (logged) if invalid.
 
         Reminders are not touched: the scheduler and the database stay as they
-        are. A bad config leaves the running one in place.
+        are. A bad config (or a model it names that cannot load) leaves the running
+        one in place. Only what changed starts again (`mavend.reload.Changes`).
         """
         if self.state is not DaemonState.RUNNING:
             return False
         from mavend.config import load_settings
 
+        speaker = None
         try:
             settings = await asyncio.to_thread(load_settings, self.options.config_path)
+            changed = Changes.between(self.settings, settings)
             router = PrefetchingRouter(await asyncio.to_thread(self._build_router, settings))
             if self.options.audio:
                 await asyncio.to_thread(self._warm_up, router)
-            speaker = None
-            if self.speaker is not None and _speech_changed(self.settings, settings):
+            if self.speaker is not None and changed.speech:
                 speaker = await asyncio.to_thread(self._load_speaker, settings)
+            remote = await self.remote.prepare(settings, changed, router,
+                                               speaker=speaker or self.speaker,
+                                               new_speaker=speaker is not None)
         except MavendError as exc:
             log.error("reload failed, the running configuration stays: %s", exc)
+            if speaker is not None:
+                speaker.close()
             return False
         self.state = DaemonState.RELOADING
         old_speaker = None
@@ -321,14 +301,13 @@ class Daemon:
         assert self.delivery is not None and self.notifier is not None
         self.delivery.settings = settings
         self.notifier.settings = settings.notifications
-        if self.voice is not None and (
-            _audio_changed(self.voice.settings, settings) or old_speaker is not None
-        ):
+        if self.voice is not None and (changed.listening or old_speaker is not None):
             # (A new speaker, too: the front end listens around what it plays.)
             log.info("audio settings changed: restarting the voice service")
             await self.supervisor.replace("voice", self._replace_voice(settings))
         elif self.voice is not None:
             self.voice.router = router
+        await self.remote.commit(remote)
         if old_speaker is not None:
             old_speaker.close()
             log.info("spoken replies and earcons reloaded")
@@ -433,25 +412,19 @@ class Daemon:
             text, notify=False, session=f"satellite:{spec.name}", context=context
         )
 
-    async def _load_satellites(
-        self, settings: Settings
-    ) -> list[tuple[str, Callable[[], Awaitable[None]]]]:
-        from mavend.wyoming.satellite_service import SatelliteService
-
-        voice = getattr(self.speaker, "voice", None)
-        self.satellites = SatelliteService(
-            settings,
-            self._satellite_turn,
-            grammar=getattr(self.router, "grammar", None),
-            slots_filled=getattr(self.router, "slots_filled", None),
-            voice=voice,
-        )
-        await asyncio.to_thread(self.satellites.load)
-        return self.satellites.services()
-
     async def satellites_status(self) -> list[dict[str, Any]]:
         """Each configured satellite: name, uri, room, state, last error (`mavend satellites`)."""
-        return [] if self.satellites is None else self.satellites.status()
+        return self.remote.status()
+
+    @property
+    def satellites(self) -> Any:
+        """The SatelliteService, when [[satellites]] are configured."""
+        return self.remote.satellites
+
+    @property
+    def wyoming(self) -> Any:
+        """The WyomingServer, when [wyoming] listen is set."""
+        return self.remote.server
 
     async def _show_reply(self, text: str) -> None:
         assert self.notifier is not None
@@ -502,31 +475,9 @@ class Daemon:
         return lines
 
     async def _serve_api(self) -> None:
-        """The D-Bus API: on the session bus while there is one; reconnects when it drops."""
-        from mavend.dbus_api import ApiUnavailable, DbusApi, NameTaken
+        from mavend.dbus_api import serve_api
 
-        api = DbusApi(self)
-        signals = _ApiSignals(api)
-        self.observers.append(signals)
-        delay, told = API_RETRY_FIRST_S, False
-        try:
-            while True:
-                try:
-                    await api.start()
-                except (ApiUnavailable, NameTaken) as exc:
-                    if not told:
-                        log.warning("D-Bus control API off: %s (retrying)", exc)
-                        told = True
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, API_RETRY_MAX_S)
-                    continue
-                delay, told = API_RETRY_FIRST_S, False
-                while api.running:
-                    await asyncio.sleep(1.0)
-                log.warning("the session bus connection dropped: reconnecting the D-Bus API")
-        finally:
-            self.observers.remove(signals)
-            await api.stop()
+        await serve_api(self)
 
     # helpers -------------------------------------------------------------
     def _build_router(self, settings: Settings | None = None) -> Any:
@@ -592,9 +543,9 @@ class Daemon:
             return
         said = f"Reminder: {firing.reminder.text}"
         origin = firing.reminder.origin
-        if origin and self.satellites is not None:
+        if origin and self.remote.satellites is not None:
             # Set on a satellite: announced there. Not connected now: said here instead.
-            if self.satellites.announce(origin, said):
+            if self.remote.announce(origin, said):
                 return
             log.info("satellite %s is not connected: reminder %d is announced here",
                      origin, firing.reminder.id)
@@ -612,17 +563,6 @@ class Daemon:
         if component is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
             raise MavendError("the daemon is not running")
         return component
-
-def _speech_changed(old: Settings, new: Settings) -> bool:
-    return old.tts != new.tts or old.earcons != new.earcons
-
-
-def _audio_changed(old: Settings, new: Settings) -> bool:
-    sections = ("audio", "wakeword", "endpoint", "stt")
-    return any(getattr(old, name) != getattr(new, name) for name in sections) or (
-        old.router.wake_words != new.router.wake_words
-    )
-
 
 def _log_failure(task: asyncio.Task) -> None:
     if not task.cancelled() and task.exception() is not None:

@@ -432,3 +432,52 @@ def _watch_disconnect(bus: MessageBus, name: str) -> None:
             log.warning("the session bus dropped; %s is gone: %s", name, f.exception())
 
     future.add_done_callback(done)
+
+
+# No session bus yet (a headless boot, a login still starting): look again this often.
+API_RETRY_FIRST_S = 2.0
+API_RETRY_MAX_S = 60.0
+
+
+class ApiSignals:
+    """The daemon's events as the D-Bus API's signals (a mavend.daemon.Observer)."""
+
+    def __init__(self, api: Any):
+        self.api = api
+
+    def transcript(self, text: str, confidence: float) -> None:
+        self.api.emit_transcript(text, confidence)
+
+    def decision(self, turn: Any) -> None:
+        if turn.decision is not None:
+            self.api.emit_decision(turn.decision)
+
+    def reminder_fired(self, firing: Any) -> None:
+        self.api.emit_reminder_fired(firing.reminder.id, firing.reminder.text)
+
+
+async def serve_api(daemon: Any) -> None:
+    """The daemon's "dbus-api" service: the API on the session bus while there is one;
+    reconnects when it drops."""
+    api = DbusApi(daemon)
+    signals = ApiSignals(api)
+    daemon.observers.append(signals)
+    delay, told = API_RETRY_FIRST_S, False
+    try:
+        while True:
+            try:
+                await api.start()
+            except (ApiUnavailable, NameTaken) as exc:
+                if not told:
+                    log.warning("D-Bus control API off: %s (retrying)", exc)
+                    told = True
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, API_RETRY_MAX_S)
+                continue
+            delay, told = API_RETRY_FIRST_S, False
+            while api.running:
+                await asyncio.sleep(1.0)
+            log.warning("the session bus connection dropped: reconnecting the D-Bus API")
+    finally:
+        daemon.observers.remove(signals)
+        await api.stop()

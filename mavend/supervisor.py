@@ -28,6 +28,11 @@ class Supervisor:
         self._services: list[tuple[str, Service]] = []
         self._tasks: dict[str, asyncio.Task] = {}
 
+    @property
+    def running(self) -> list[str]:
+        """The names of the services running now (a crashed one waiting to restart too)."""
+        return [name for name, task in self._tasks.items() if not task.done()]
+
     def add(self, name: str, run: Service, *, start: bool = False) -> None:
         """Register a service; `start`: run it now (the daemon is already running)."""
         self._services.append((name, run))
@@ -42,13 +47,18 @@ class Supervisor:
 
     async def replace(self, name: str, run: Service) -> None:
         """Stop the service called `name` (if running) and start `run` in its place."""
+        await self.remove(name)
+        self._services.append((name, run))
+        self._start(name, run)
+
+    async def remove(self, name: str) -> None:
+        """Stop the service called `name` for good (a satellite taken out of the config)."""
         task = self._tasks.pop(name, None)
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self._services = [(n, r) for n, r in self._services if n != name] + [(name, run)]
-        self._start(name, run)
+        self._services = [(n, r) for n, r in self._services if n != name]
 
     async def stop_all(self) -> None:
         for task in self._tasks.values():
