@@ -320,6 +320,10 @@ def test_sighup_with_new_tts_settings_brings_a_new_speaker(
         assert speakers[0].closed and not speakers[1].closed
         # The voice service was restarted around it (the front end listens around what
         # the speaker plays), and its earcons are the new speaker's.
+        # (The new service's task starts on the daemon's loop after reload() returns.)
+        deadline = time.monotonic() + 10
+        while len(turns.fronts) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert len(turns.fronts) == 2 and turns.fronts[1].started.wait(10)
         assert turns.daemon.voice.on_event == speakers[1].on_voice_event
         turns.say("what time is it", follow_up=False)
