@@ -1,0 +1,299 @@
+"""The reminders table: what is due, what fired, what was delivered (`ReminderBook`).
+
+Safe from any process or thread: every call is its own transaction on the SQLite file.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta, tzinfo
+from typing import Any
+
+from mavend.errors import MavendError, NotFoundError
+from mavend.store import Store, iso, parse_iso
+
+log = logging.getLogger(__name__)
+
+JOB_PREFIX = "reminder-"
+MAX_SNOOZE_MINUTES = 7 * 24 * 60
+
+Clock = Callable[[], datetime]
+
+
+class Status(enum.StrEnum):
+    PENDING = "pending"
+    FIRED = "fired"  # fired; delivery is tracked on its firing row
+    DONE = "done"  # acknowledged ("Done" on the notification)
+    CANCELLED = "cancelled"
+    MISSED = "missed"  # older than the misfire grace when the daemon came back
+
+
+@dataclass(frozen=True)
+class Reminder:
+    id: int
+    text: str
+    kind: str  # reminder | timer
+    fire_at: datetime
+    due: str  # fire_at exactly as stored: the job argument and the firing key
+    status: Status
+    snoozes: int
+    created_at: datetime
+    origin: str | None = None  # the satellite it was set from; None: this box
+
+    @property
+    def job_id(self) -> str:
+        return f"{JOB_PREFIX}{self.id}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "kind": self.kind,
+            "fire_at": self.due,
+            "status": str(self.status),
+            "snoozes": self.snoozes,
+            "created_at": iso(self.created_at),
+            "origin": self.origin,
+        }
+
+
+@dataclass(frozen=True)
+class Firing:
+    reminder: Reminder
+    due: str
+    fired_at: datetime
+    late: bool
+    delivered_at: datetime | None
+    notification_id: int | None
+    attempts: int
+
+
+def _tz_name(tz: tzinfo) -> str:
+    return getattr(tz, "key", None) or str(tz)
+
+
+class ReminderBook:
+    """Reads and writes reminders; safe to use from any process or thread."""
+
+    _COLUMNS = "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin"
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    # writing -------------------------------------------------------------
+    def add(
+        self,
+        text: str,
+        fire_at: datetime,
+        *,
+        now: datetime,
+        kind: str = "reminder",
+        origin: str | None = None,
+    ) -> Reminder:
+        if fire_at.tzinfo is None:
+            raise ValueError("a reminder's fire time must be timezone-aware")
+        fire_at = fire_at.astimezone(self.tz).replace(microsecond=0)
+        with self.store.write("saving the reminder") as conn:
+            cursor = conn.execute(
+                "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
+                    origin,
+                ),
+            )
+            return self._get(conn, int(cursor.lastrowid or 0))
+
+    def cancel(self, reminder_id: int) -> Reminder:
+        with self.store.write("cancelling the reminder") as conn:
+            reminder = self._get(conn, reminder_id)
+            if reminder.status != Status.CANCELLED:
+                conn.execute(
+                    "UPDATE reminders SET status = 'cancelled' WHERE id = ?", (reminder_id,)
+                )
+            return self._get(conn, reminder_id)
+
+    def snooze(self, reminder_id: int, minutes: float, *, now: datetime) -> Reminder:
+        """Fire again `minutes` from now (pending, fired, done or missed alike)."""
+        if not 0 < minutes <= MAX_SNOOZE_MINUTES:
+            raise MavendError(
+                f"snooze takes 1 to {MAX_SNOOZE_MINUTES} minutes (a week); "
+                "for later than that, set a new reminder"
+            )
+        with self.store.write("snoozing the reminder") as conn:
+            reminder = self._get(conn, reminder_id)
+            if reminder.status == Status.CANCELLED:
+                raise MavendError(f"reminder {reminder_id} was cancelled; set a new one instead")
+            when = (now + timedelta(minutes=minutes)).astimezone(self.tz).replace(microsecond=0)
+            used = {
+                r[0]
+                for r in conn.execute(
+                    "SELECT due FROM firings WHERE reminder_id = ?", (reminder_id,)
+                )
+            }
+            while iso(when) in used:  # a due time fires once: never reuse one
+                when += timedelta(seconds=1)
+            conn.execute(
+                "UPDATE reminders SET fire_at = ?, fire_ts = ?, status = 'pending',"
+                " snoozes = snoozes + 1 WHERE id = ?",
+                (iso(when), when.timestamp(), reminder_id),
+            )
+            return self._get(conn, reminder_id)
+
+    def mark_done(self, reminder_id: int) -> Reminder:
+        with self.store.write("acknowledging the reminder") as conn:
+            conn.execute(
+                "UPDATE reminders SET status = 'done' WHERE id = ? AND status = 'fired'",
+                (reminder_id,),
+            )
+            return self._get(conn, reminder_id)
+
+    def mark_missed(self, reminder_id: int, due: str) -> bool:
+        with self.store.write("marking a reminder missed") as conn:
+            cursor = conn.execute(
+                "UPDATE reminders SET status = 'missed'"
+                " WHERE id = ? AND status = 'pending' AND fire_at = ?",
+                (reminder_id, due),
+            )
+            return cursor.rowcount == 1
+
+    def fire(self, reminder_id: int, due: str, *, now: datetime, late: bool) -> Firing | None:
+        """Record that the reminder fired at `due`: once, or None if it already did.
+
+        None also when it was cancelled or snoozed since the job was made: a
+        stale job is a no-op.
+        """
+        with self.store.write("recording a fired reminder") as conn:
+            row = conn.execute(
+                "SELECT status, fire_at FROM reminders WHERE id = ?", (reminder_id,)
+            ).fetchone()
+            if row is None or row["status"] != Status.PENDING or row["fire_at"] != due:
+                return None
+            try:
+                conn.execute(
+                    "INSERT INTO firings (reminder_id, due, fired_at, late) VALUES (?, ?, ?, ?)",
+                    (reminder_id, due, iso(now.astimezone(self.tz)), int(late)),
+                )
+            except sqlite3.IntegrityError:  # this due time already fired
+                return None
+            conn.execute("UPDATE reminders SET status = 'fired' WHERE id = ?", (reminder_id,))
+            return self._firing(conn, reminder_id, due)
+
+    def mark_delivered(self, firing: Firing, notification_id: int | None, *, now: datetime) -> None:
+        with self.store.write("recording a delivered reminder") as conn:
+            conn.execute(
+                "UPDATE firings SET delivered_at = ?, notification_id = ?, attempts = attempts + 1"
+                " WHERE reminder_id = ? AND due = ?",
+                (iso(now.astimezone(self.tz)), notification_id, firing.reminder.id, firing.due),
+            )
+
+    def delivery_failed(self, firing: Firing, error: str) -> None:
+        with self.store.write("recording a failed delivery") as conn:
+            conn.execute(
+                "UPDATE firings SET attempts = attempts + 1, last_error = ?"
+                " WHERE reminder_id = ? AND due = ?",
+                (error[:500], firing.reminder.id, firing.due),
+            )
+
+    # reading -------------------------------------------------------------
+    def get(self, reminder_id: int) -> Reminder:
+        with self.store.read() as conn:
+            return self._get(conn, reminder_id)
+
+    def list(self, *, statuses: tuple[Status, ...] | None = (Status.PENDING,)) -> list[Reminder]:
+        """Reminders in fire-time order; `statuses=None` for all of them."""
+        where, params = "", ()
+        if statuses is not None:
+            where = f" WHERE r.status IN ({','.join('?' for _ in statuses)})"
+            params = tuple(str(s) for s in statuses)
+        with self.store.read() as conn:
+            rows = conn.execute(
+                f"SELECT {self._COLUMNS} FROM reminders r{where} ORDER BY r.fire_ts, r.id", params
+            ).fetchall()
+        return [self._reminder(r) for r in rows]
+
+    def pending(self) -> list[Reminder]:
+        return self.list(statuses=(Status.PENDING,))
+
+    def last_fired(self) -> Firing | None:
+        """The most recent firing whose reminder is still unacknowledged."""
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT f.reminder_id, f.due FROM firings f JOIN reminders r"
+                " ON r.id = f.reminder_id WHERE r.status = 'fired' AND r.fire_at = f.due"
+                " ORDER BY f.fired_at DESC LIMIT 1"
+            ).fetchone()
+            return None if row is None else self._firing(conn, row[0], row[1])
+
+    def firings(self, reminder_id: int) -> list[Firing]:
+        with self.store.read() as conn:
+            dues = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT due FROM firings WHERE reminder_id = ? ORDER BY fired_at",
+                    (reminder_id,),
+                )
+            ]
+            return [self._firing(conn, reminder_id, due) for due in dues]
+
+    def undelivered(self) -> list[Firing]:
+        """Fired, not yet shown, and neither cancelled nor snoozed since."""
+        with self.store.read() as conn:
+            keys = conn.execute(
+                "SELECT f.reminder_id, f.due FROM firings f JOIN reminders r"
+                " ON r.id = f.reminder_id WHERE f.delivered_at IS NULL"
+                " AND r.status = 'fired' AND r.fire_at = f.due ORDER BY f.due"
+            ).fetchall()
+            return [self._firing(conn, rid, due) for rid, due in keys]
+
+    def firing_for_notification(self, notification_id: int) -> Firing | None:
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT reminder_id, due FROM firings WHERE notification_id = ?"
+                " ORDER BY delivered_at DESC LIMIT 1",
+                (notification_id,),
+            ).fetchone()
+            return None if row is None else self._firing(conn, row[0], row[1])
+
+    def _get(self, conn: sqlite3.Connection, reminder_id: int) -> Reminder:
+        row = conn.execute(
+            f"SELECT {self._COLUMNS} FROM reminders r WHERE r.id = ?", (reminder_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFoundError(
+                f"no reminder with id {reminder_id}; `mavend reminders list` shows them"
+            )
+        return self._reminder(row)
+
+    def _firing(self, conn: sqlite3.Connection, reminder_id: int, due: str) -> Firing:
+        row = conn.execute(
+            "SELECT * FROM firings WHERE reminder_id = ? AND due = ?", (reminder_id, due)
+        ).fetchone()
+        delivered = row["delivered_at"]
+        return Firing(
+            reminder=self._get(conn, reminder_id),
+            due=due,
+            fired_at=parse_iso(row["fired_at"]),
+            late=bool(row["late"]),
+            delivered_at=parse_iso(delivered) if delivered else None,
+            notification_id=row["notification_id"],
+            attempts=row["attempts"],
+        )
+
+    @staticmethod
+    def _reminder(row: sqlite3.Row) -> Reminder:
+        return Reminder(
+            id=row["id"],
+            text=row["text"],
+            kind=row["kind"],
+            fire_at=parse_iso(row["fire_at"]),
+            due=row["fire_at"],
+            status=Status(row["status"]),
+            snoozes=row["snoozes"],
+            created_at=parse_iso(row["created_at"]),
+            origin=row["origin"],
+        )
