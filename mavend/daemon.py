@@ -125,7 +125,7 @@ class Daemon:
         self.voice: VoiceService | None = None
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
         # Wyoming satellites and the Wyoming server (mavend/wyoming/remote.py).
-        self.remote = RemoteVoices(self, self.supervisor)
+        self.remote = RemoteVoices(self, self.supervisor, self._satellite_turn)
         # Turns wait here in arrival order (asyncio.Lock wakes its waiters first come,
         # first served): rooms take turns at the one local LLM, and a waiting turn holds
         # no worker thread.

@@ -14,11 +14,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mavend.config import Settings
 from mavend.reload import Changes
 from mavend.supervisor import Supervisor
+
+if TYPE_CHECKING:
+    from mavend.wyoming.satellite import TurnRunner
 
 log = logging.getLogger(__name__)
 
@@ -37,8 +40,9 @@ class Pending:
 
 
 class RemoteVoices:
-    def __init__(self, daemon: Any, supervisor: Supervisor):
-        self.daemon = daemon  # submit_text (the server), _satellite_turn (the satellites)
+    def __init__(self, daemon: Any, supervisor: Supervisor, satellite_turn: TurnRunner):
+        self.daemon = daemon  # its submit_text answers the Wyoming server's clients
+        self.satellite_turn = satellite_turn  # runs a satellite's transcript as a turn
         self.supervisor = supervisor
         self.satellites: Any = None  # mavend.wyoming.satellite_service.SatelliteService
         self.server: Any = None  # mavend.wyoming.server.WyomingServer
@@ -110,7 +114,7 @@ class RemoteVoices:
 
         satellites = SatelliteService(
             settings,
-            self.daemon._satellite_turn,
+            self.satellite_turn,
             grammar=getattr(router, "grammar", None),
             slots_filled=getattr(router, "slots_filled", None),
             voice=getattr(speaker, "voice", None),
