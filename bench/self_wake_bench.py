@@ -10,7 +10,7 @@ output stream stopped, and end of the spoken wake word -> stopped (that one incl
 paplay's own start-up latency, so it is an upper bound).
 
     .venv/bin/python bench/self_wake_bench.py [--minutes 10] [--trials 20] [--volume 0.35]
-        [--log FILE]   # --minutes 0: the barge-in trials only; --trials 0: no trials
+        [--spread] [--log FILE]   # --minutes 0: the barge-in trials only; --trials 0: none
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def watch_scores(front: FrontEnd) -> list[tuple[float, float]]:
 
 
 def barge_ins(pulse: Pulse, front: FrontEnd, speaker: Speaker, events: EventQueue, trials: int,
-              tmp: Path) -> dict:
+              tmp: Path, spread: bool = False) -> dict:
     lead, wake = silence(0.3), trim(espeak("hey jarvis"))
     wav = write_wav(tmp / "wake.wav", concat(lead, wake, silence(1.0)))
     wake_end_s = (len(lead) + len(wake)) / 16000
@@ -140,7 +140,7 @@ def barge_ins(pulse: Pulse, front: FrontEnd, speaker: Speaker, events: EventQueu
         own, barged = front.own_wakes, front.barge_ins
         speaker.last_interrupt = None
         done = speaker.speak(LONG_REPLY)
-        time.sleep(1.5)
+        time.sleep(into_reply(trial, spread))
         started = time.monotonic()
         pulse.play(wav).wait(30)
         with contextlib.suppress(TimeoutError):  # not stopped: counted as missed below
@@ -170,9 +170,16 @@ def barge_ins(pulse: Pulse, front: FrontEnd, speaker: Speaker, events: EventQueu
         time.sleep(2.2)  # the trigger's refractory period
         drain(events)
         scores.clear()
-    return {"trials": trials, "missed": missed, "misses": misses,
+    return {"trials": trials, "spread": spread, "missed": missed, "misses": misses,
             "wake_scores": sorted(wake_scores),
             "detect_to_stopped_ms": _pct(detect_ms), "wake_end_to_stopped_ms": _pct(spoken_ms)}
+
+
+def into_reply(trial: int, spread: bool) -> float:
+    """When the wake word is played, in seconds after the reply was queued: always 1.5 s,
+    or (`--spread`) stepped over 1-6 s, so that it falls on every part of the reply's
+    speech and pauses (0.37 s steps: no two trials of the first 13 alike)."""
+    return 1.0 + (trial * 0.37) % 5.0 if spread else 1.5
 
 
 def _pct(values: list[float], digits: int = 1) -> dict:
@@ -189,6 +196,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--volume", type=float, default=0.35)
+    parser.add_argument("--spread", action="store_true",
+                        help="step the wake word over 1-6 s into the reply (default: 1.5 s)")
     parser.add_argument("--log", type=Path, help="log (INFO) to this file")
     args = parser.parse_args()
     if args.log:
@@ -206,7 +215,8 @@ def main() -> None:
         if args.minutes > 0:
             result["self_wake"] = self_wakes(speaker, events, front, reference, args.minutes)
         if args.trials > 0:
-            result["barge_in"] = barge_ins(pulse, front, speaker, events, args.trials, tmp)
+            result["barge_in"] = barge_ins(pulse, front, speaker, events, args.trials, tmp,
+                                           args.spread)
         front.close()
     finally:
         pulse.stop()
