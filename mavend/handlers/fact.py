@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, content_stems, stem
+from mavend.records import Fact
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
 from mavend.scheduler import spoken_time
-from mavend.store import Fact
 
 _WHEN_LAST = re.compile(
     r"^(?:when|what time|what day) did i (?:last |most recently )?(?P<what>.+?)(?: last)?$"

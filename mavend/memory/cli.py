@@ -121,8 +121,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     from mavend.memory.engine import LAST_KEY
+    from mavend.records import SessionState
     from mavend.router.classifier import USER_EXAMPLES_FILENAME
-    from mavend.store import SessionState
 
     if args.all == (args.id is not None):
         raise UsageError("give either one ID or --all")

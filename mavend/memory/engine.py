@@ -38,8 +38,9 @@ from mavend.memory.records import (
 )
 from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
 from mavend.memory.text import content_words, tokens
+from mavend.records import SessionState
 from mavend.router.decision import Decision, Intent
-from mavend.store import SessionState, Store
+from mavend.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,329 @@
+"""The assistant's records in the state database: facts, notes (with their embeddings),
+the turn log, what each act did, and the session's small state (a pending confirmation,
+the listening flag). Each is a thin class over `mavend.store.Store`'s transactions.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, tzinfo
+from typing import Any
+
+import numpy as np
+
+from mavend.store import Store, iso, parse_iso
+
+log = logging.getLogger(__name__)
+
+
+def vector_blob(vector: np.ndarray | None) -> bytes | None:
+    if vector is None:
+        return None
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def blob_vector(blob: bytes | None) -> np.ndarray | None:
+    return None if blob is None else np.frombuffer(blob, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: int
+    key: str
+    value: str
+    at: datetime
+    utterance: str = ""
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    text: str
+    at: datetime
+
+
+class FactLog:
+    """Structured first-person state: key, value, time."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        key: str,
+        value: str,
+        at: datetime,
+        *,
+        utterance: str = "",
+        embedding: np.ndarray | None = None,
+        embedder: str = "",
+    ) -> Fact:
+        at = at.astimezone(self.tz)
+        with self.store.write("saving a fact") as conn:
+            cursor = conn.execute(
+                "INSERT INTO facts (key, value, at, at_ts, utterance, embedding, embedder)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key, value, iso(at), at.timestamp(), utterance, vector_blob(embedding), embedder),
+            )
+        return Fact(int(cursor.lastrowid or 0), key, value, at, utterance)
+
+    def keys(self) -> list[str]:
+        with self.store.read() as conn:
+            return [r[0] for r in conn.execute("SELECT DISTINCT key FROM facts ORDER BY key")]
+
+    def latest(self, key: str) -> Fact | None:
+        rows = self.between(key, None, None, newest_first=True, limit=1)
+        return rows[0] if rows else None
+
+    def between(
+        self,
+        key: str,
+        start: datetime | None,
+        end: datetime | None,
+        *,
+        newest_first: bool = False,
+        limit: int = 10000,
+    ) -> list[Fact]:
+        order = "DESC" if newest_first else "ASC"
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, key, value, at, utterance FROM facts WHERE key = ?"
+                " AND at_ts >= ? AND at_ts < ? ORDER BY at_ts "
+                + order
+                + ", id "
+                + order
+                + " LIMIT ?",
+                (
+                    key,
+                    start.timestamp() if start else float("-inf"),
+                    end.timestamp() if end else float("inf"),
+                    limit,
+                ),
+            ).fetchall()
+        return [self._fact(r) for r in rows]
+
+    def recent(self, limit: int = 500) -> list[tuple[Fact, np.ndarray | None, str]]:
+        """The newest facts with their stored embeddings (for recall)."""
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, key, value, at, utterance, embedding, embedder FROM facts"
+                " ORDER BY at_ts DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [(self._fact(r), blob_vector(r["embedding"]), r["embedder"]) for r in rows]
+
+    def set_embedding(self, fact_id: int, vector: np.ndarray, embedder: str) -> None:
+        with self.store.write("caching an embedding") as conn:
+            conn.execute(
+                "UPDATE facts SET embedding = ?, embedder = ? WHERE id = ?",
+                (vector_blob(vector), embedder, fact_id),
+            )
+
+    def _fact(self, row: sqlite3.Row) -> Fact:
+        return Fact(row["id"], row["key"], row["value"], parse_iso(row["at"]), row["utterance"])
+
+
+class NoteBook:
+    """Free text to recall later, with its sentence embedding."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self, text: str, at: datetime, *, embedding: np.ndarray | None = None, embedder: str = ""
+    ) -> Note:
+        at = at.astimezone(self.tz)
+        with self.store.write("saving a note") as conn:
+            cursor = conn.execute(
+                "INSERT INTO notes (text, at, at_ts, embedding, embedder) VALUES (?, ?, ?, ?, ?)",
+                (text, iso(at), at.timestamp(), vector_blob(embedding), embedder),
+            )
+        return Note(int(cursor.lastrowid or 0), text, at)
+
+    def recent(self, limit: int = 2000) -> list[tuple[Note, np.ndarray | None, str]]:
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT id, text, at, embedding, embedder FROM notes"
+                " ORDER BY at_ts DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            (
+                Note(r["id"], r["text"], parse_iso(r["at"])),
+                blob_vector(r["embedding"]),
+                r["embedder"],
+            )
+            for r in rows
+        ]
+
+    def set_embedding(self, note_id: int, vector: np.ndarray, embedder: str) -> None:
+        with self.store.write("caching an embedding") as conn:
+            conn.execute(
+                "UPDATE notes SET embedding = ?, embedder = ? WHERE id = ?",
+                (vector_blob(vector), embedder, note_id),
+            )
+
+
+@dataclass(frozen=True)
+class LoggedTurn:
+    id: int
+    at: datetime
+    utterance: str
+    intent: str
+    reply: str
+    outcome: str
+    error_class: str
+
+
+class TurnLog:
+    """Every turn: utterance, decision, reply, outcome and a coarse error class."""
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        at: datetime,
+        utterance: str,
+        *,
+        intent: str,
+        decision: dict[str, Any] | None,
+        reply: str,
+        outcome: str,
+        error_class: str = "",
+        duration_ms: float = 0.0,
+    ) -> int:
+        at = at.astimezone(self.tz)
+        with self.store.write("logging the turn") as conn:
+            cursor = conn.execute(
+                "INSERT INTO turns (at, at_ts, utterance, intent, decision, reply, outcome,"
+                " error_class, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    iso(at),
+                    at.timestamp(),
+                    utterance,
+                    intent,
+                    json.dumps(decision, ensure_ascii=False) if decision is not None else None,
+                    reply,
+                    outcome,
+                    error_class,
+                    duration_ms,
+                ),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def last(self, *, skip_outcomes: Sequence[str] = ()) -> LoggedTurn | None:
+        marks = ",".join("?" for _ in skip_outcomes) or "''"
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT id, at, utterance, intent, reply, outcome, error_class FROM turns"
+                f" WHERE outcome NOT IN ({marks}) ORDER BY id DESC LIMIT 1",
+                tuple(skip_outcomes),
+            ).fetchone()
+        if row is None:
+            return None
+        return LoggedTurn(
+            row["id"],
+            parse_iso(row["at"]),
+            row["utterance"],
+            row["intent"],
+            row["reply"],
+            row["outcome"],
+            row["error_class"],
+        )
+
+    def count(self) -> int:
+        with self.store.read() as conn:
+            return int(conn.execute("SELECT count(*) FROM turns").fetchone()[0])
+
+
+class ActLog:
+    """What each act ran, its exit code, its output and its error class."""
+
+    OUTPUT_CHARS = 4000  # enough to diagnose; a chatty program must not bloat the file
+
+    def __init__(self, store: Store, tz: tzinfo):
+        self.store, self.tz = store, tz
+
+    def add(
+        self,
+        at: datetime,
+        name: str,
+        argv: Sequence[str],
+        *,
+        exit_code: int | None,
+        error_class: str,
+        stdout: str,
+        stderr: str,
+        duration_ms: float,
+    ) -> int:
+        at = at.astimezone(self.tz)
+        with self.store.write("logging an act") as conn:
+            cursor = conn.execute(
+                "INSERT INTO act_runs (at, at_ts, name, argv, exit_code, error_class, stdout,"
+                " stderr, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    iso(at),
+                    at.timestamp(),
+                    name,
+                    json.dumps(list(argv)),
+                    exit_code,
+                    error_class,
+                    stdout[-self.OUTPUT_CHARS :],
+                    stderr[-self.OUTPUT_CHARS :],
+                    duration_ms,
+                ),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def runs(self, name: str | None = None) -> list[dict[str, Any]]:
+        with self.store.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM act_runs WHERE (? IS NULL OR name = ?) ORDER BY id",
+                (name, name),
+            ).fetchall()
+        return [dict(r) for r in rows]
+
+
+class SessionState:
+    """Small shared state between turns and processes (a pending confirmation)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def put(self, key: str, value: Any, *, expires_ts: float | None = None) -> None:
+        with self.store.write("saving the session state") as conn:
+            conn.execute(
+                "INSERT INTO session (key, value, expires_ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
+                " expires_ts = excluded.expires_ts",
+                (key, json.dumps(value), expires_ts),
+            )
+
+    def get(self, key: str, *, now_ts: float | None = None) -> Any | None:
+        """The value, or None when absent or (given `now_ts`) expired."""
+        entry = self.get_with_expiry(key)
+        if entry is None:
+            return None
+        value, expires = entry
+        if now_ts is not None and expires is not None and expires < now_ts:
+            return None
+        return value
+
+    def get_with_expiry(self, key: str) -> tuple[Any, float | None] | None:
+        with self.store.read() as conn:
+            row = conn.execute(
+                "SELECT value, expires_ts FROM session WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else (json.loads(row["value"]), row["expires_ts"])
+
+    def pop(self, key: str) -> Any | None:
+        """Remove and return the value, atomically: two turns cannot both take it."""
+        with self.store.write("updating the session state") as conn:
+            row = conn.execute("SELECT value FROM session WHERE key = ?", (key,)).fetchone()
+            conn.execute("DELETE FROM session WHERE key = ?", (key,))
+        return None if row is None else json.loads(row["value"])
