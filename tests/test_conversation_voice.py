@@ -333,4 +333,3 @@ def test_sighup_with_new_tts_settings_brings_a_new_speaker(
         assert len(speakers) == 2 and turns.daemon.speaker is speakers[1]
     finally:
         turns.close()
-
