@@ -1,6 +1,7 @@
 """Speech-to-text on spoken commands: accuracy, compute time and RTF per configuration.
 
     .venv/bin/python bench/wakeword_stt.py [--voices N] [--piper-voice ONNX] [--quick]
+    .venv/bin/python bench/wakeword_stt.py --fit-min-s 3,6,10
 
 Each clip is what the front end hands to Whisper: a short lead-in, "hey
 jarvis", the command, a little silence. Configurations: the encoder window
@@ -9,8 +10,12 @@ hint given (none, the wake phrase, the wake phrase + the grammar's vocabulary).
 
 Reported: the share of stage-0 commands whose transcript the grammar routes to
 the same command as the reference text; word error rate over all commands;
+how many transcripts have the command's start twice (Whisper started it over);
 the share of real commands the hallucination guard drops; the share of
 noise-only clips that get past it; compute time p50/p95 and the real-time factor.
+`--fit-min-s` compares only the default configuration padded to each minimum length,
+with and without `wakeword.restarts.collapse_restart`, on clips with the wake phrase
+and on the command alone (what a follow-up or a satellite's own wake word gives).
 """
 
 from __future__ import annotations
@@ -38,17 +43,20 @@ from wakeword_data import (
     turn,
 )
 
+import wakeword.stt as stt_module
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.models import require
 from mavend.router import build_router
 from tests.audio_fixtures import concat, noise, silence
+from wakeword.restarts import collapse_restart
 from wakeword.stt import (
+    FIT_MIN_S,
     SpeechToText,
+    command_text,
     guard,
     hotwords_for,
     normalize_words,
-    strip_wake_phrase,
 )
 from wakeword.vad import SileroVad
 
@@ -78,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--conditions", default="clean,snr10", help="comma-separated")
     parser.add_argument("--quick", action="store_true", help="a few clips, for a smoke run")
     parser.add_argument("--all-configs", action="store_true", help="also full window, no hint")
+    parser.add_argument("--fit-min-s", metavar="S,S,...",
+                        help="only the default configuration, padded to each of these minimum "
+                             "lengths, with and without the start-over collapse")
     args = parser.parse_args(argv)
 
     settings = Settings()
@@ -135,9 +146,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"# STT benchmark: {len(clips)} clips ({len(voices)} voices x {conditions} x "
           f"{len(commands)} commands), {len(quiet)} noise-only clips")
     print(f"# machine: {machine()}")
-    print("| window | hint | stage-0 routed right | WER | real commands dropped | "
-          "noise passed | compute p50 / p95 ms | RTF p50 |")
-    print("|---|---|---|---|---|---|---|---|")
+    if args.fit_min_s:
+        return padding_study([float(v) for v in args.fit_min_s.split(",")], settings, grammar,
+                             {"with the wake phrase": (clips, speech_s),
+                              "command alone": (bare, bare_speech_s)}, quiet, quiet_speech)
+    print(f"| window | hint | {HEADER}")
+    print("|---|---|---|---|---|---|---|---|---|")
     for window in ("fit", "full"):
         for hint_name, hint in hints.items():
             if window == "full" and hint_name == "none" and not args.all_configs:
@@ -150,21 +164,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def run_config(window, hint, settings, grammar, clips, speech_s, quiet, quiet_speech) -> str:
+HEADER = ("stage-0 routed right | WER | started over | real commands dropped | "
+          "noise passed | compute p50 / p95 ms | RTF p50 |")
+
+
+def said_twice(command: str, text: str) -> bool:
+    """The transcript has the command's start (its first two words) twice: a start-over."""
+    start = " ".join(normalize_words(command).split()[:2])
+    return f" {normalize_words(text)} ".count(f" {start} ") >= 2
+
+
+def padding_study(minimums, settings, grammar, sets, quiet, quiet_speech) -> int:
+    """The `fit` window's minimum length, and the start-over collapse, on both kinds of clip."""
+    print(f"| audio | padded to | start-overs collapsed | {HEADER}")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, (clips, speech_s) in sets.items():
+        for min_s in minimums:
+            for collapse in (False, True):
+                row = run_config("fit", None, settings, grammar, clips, speech_s, quiet,
+                                 quiet_speech, fit_min_s=min_s, collapse=collapse)
+                print(f"| {name} | {min_s:g} s | {'yes' if collapse else 'no'} | {row}",
+                      flush=True)
+    return 0
+
+
+def run_config(window, hint, settings, grammar, clips, speech_s, quiet, quiet_speech, *,
+               fit_min_s: float = FIT_MIN_S, collapse: bool = True) -> str:
     stt = SpeechToText.from_settings(settings.stt, hotwords=hint, window=window,
-                                     wake_words=WAKE_WORDS, vocabulary=grammar.vocabulary())
+                                     wake_words=WAKE_WORDS, vocabulary=grammar.vocabulary(),
+                                     fit_min_s=fit_min_s)
+    # The collapse is part of `transcribe`; "without" measures what Whisper wrote.
+    stt_module.collapse_restart = collapse_restart if collapse else (lambda text: text)
     stt.transcribe(np.zeros(16000, np.int16))  # warm up
-    routed = stage0 = errors = words = dropped = 0
+    routed = stage0 = errors = words = dropped = restarted = 0
     times, rtfs = [], []
     for (_voice, _cond, command, audio), s in zip(clips, speech_s, strict=True):
         result = stt.transcribe(audio)
         times.append(result.compute_ms)
         rtfs.append(result.compute_ms / 1000 / result.audio_s)
-        text = strip_wake_phrase(result.text, WAKE_WORDS)
+        text = command_text(result.text, WAKE_WORDS)
         if not guard(result, s, text).keep:
             dropped += 1
         e, n = wer(normalize_words(command), normalize_words(text))
         errors, words = errors + e, words + n
+        if said_twice(command, text):
+            restarted += 1
         if command in STAGE0 or command in STAGE0_OPEN:
             stage0 += 1
             want, got = grammar.match(command), grammar.match(text)
@@ -175,11 +219,11 @@ def run_config(window, hint, settings, grammar, clips, speech_s, quiet, quiet_sp
     passed = 0
     for (_name, audio), s in zip(quiet, quiet_speech, strict=True):
         result = stt.transcribe(audio)
-        if guard(result, s, strip_wake_phrase(result.text, WAKE_WORDS)).keep:
+        if guard(result, s, command_text(result.text, WAKE_WORDS)).keep:
             passed += 1
     p95 = float(np.percentile(times, 95))
     return (f"{routed}/{stage0} ({100 * routed / stage0:.0f} %) | {100 * errors / words:.1f} % | "
-            f"{dropped}/{len(clips)} | {passed}/{len(quiet)} | "
+            f"{restarted}/{len(clips)} | {dropped}/{len(clips)} | {passed}/{len(quiet)} | "
             f"{statistics.median(times):.0f} / {p95:.0f} | {statistics.median(rtfs):.3f} |")
 
 

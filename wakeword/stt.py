@@ -31,17 +31,21 @@ import numpy as np
 
 from mavend.config import SttSettings
 from wakeword.audio import RATE, to_float32
+from wakeword.restarts import collapse_restart
 
 log = logging.getLogger(__name__)
 
 EncoderWindow = Literal["full", "fit"]
 DEFAULT_WINDOW: EncoderWindow = "fit"
 # Silence appended after the utterance in `fit` mode: Whisper was trained on
-# padded windows and ends a transcript more cleanly with silence after it. A
-# one-word answer padded to only 1 s came back doubled ("Yes, yes") 11 times in
-# 12; padded to 3 s, once in 12 (bench: short answers in three voices).
+# padded windows and ends a transcript more cleanly with silence after it. Too
+# little, and it starts the command over ("What time is it? what time is it").
+# bench/wakeword_stt.py --fit-min-s 3,6,10 (448 clips, 8 voices): a command
+# without the wake phrase before it (a follow-up, a satellite's own wake word)
+# was said twice 49 times at 3 s, 10 at 6 s, 0 at 10 s; stage-0 commands routed
+# right 31 / 52 / 55 %. 6 s costs ~10 ms more than 3 s, 10 s ~45 ms.
 FIT_PAD_S = 0.5
-FIT_MIN_S = 3.0
+FIT_MIN_S = 6.0
 MAX_HINT_WORDS = 40  # the prompt shares Whisper's 448-token budget
 # In `fit` mode the decoder sometimes starts the utterance over ("next track hey
 # jarvis next track"); a mild repetition penalty stops it (bench: stage-0
@@ -120,8 +124,10 @@ class SpeechToText:
         vocabulary: Iterable[str] = (),
         hotwords: str | None = None,
         window: EncoderWindow = DEFAULT_WINDOW,
+        fit_min_s: float = FIT_MIN_S,
     ):
-        """`hotwords` (if given) replaces the hint built from `wake_words` + `vocabulary`."""
+        """`hotwords` (if given) replaces the hint built from `wake_words` + `vocabulary`.
+        `fit_min_s`: in the `fit` window, audio shorter than this is padded to it."""
         from faster_whisper import WhisperModel
 
         self.model_dir = model_dir
@@ -142,7 +148,7 @@ class SpeechToText:
         self.hotwords = hotwords or None
         self._fit: _FitDecoder | None = None
         if window == "fit":
-            self._fit = _FitDecoder(self._model, language, beam_size, self.hotwords)
+            self._fit = _FitDecoder(self._model, language, beam_size, self.hotwords, fit_min_s)
 
     @classmethod
     def from_settings(
@@ -154,6 +160,7 @@ class SpeechToText:
         vocabulary: Iterable[str] = (),
         hotwords: str | None = None,
         window: EncoderWindow = DEFAULT_WINDOW,
+        fit_min_s: float = FIT_MIN_S,
     ) -> SpeechToText:
         return cls(
             stt_model_dir(settings.model, models_dir),
@@ -166,6 +173,7 @@ class SpeechToText:
             vocabulary=vocabulary if settings.grammar_hotwords else (),
             hotwords=hotwords,
             window=window,
+            fit_min_s=fit_min_s,
         )
 
     def transcribe(self, samples: np.ndarray) -> SttResult:
@@ -176,11 +184,16 @@ class SpeechToText:
             text, logprob, no_speech = self._fit.decode(audio)
         else:
             text, logprob, no_speech = self._full(audio)
+        said = collapse_restart(text)
+        if said != text:
+            log.debug("Whisper started over: %r -> %r", text, said)
         return SttResult(
-            text=text,
+            text=said,
             avg_logprob=logprob,
             no_speech_prob=no_speech,
-            compression_ratio=compression_ratio(text),
+            # Of the text kept: a command Whisper looped on ("volume up volume up ...")
+            # is still the command; a loop that is not a start-over stays a loop.
+            compression_ratio=compression_ratio(said),
             audio_s=len(samples) / RATE,
             compute_ms=(time.perf_counter() - started) * 1000.0,
         )
@@ -217,7 +230,8 @@ class SpeechToText:
 class _FitDecoder:
     """Encoder on the utterance's own length, decoding as faster-whisper would."""
 
-    def __init__(self, model, language: str, beam_size: int, hotwords: str | None):
+    def __init__(self, model, language: str, beam_size: int, hotwords: str | None,
+                 min_s: float = FIT_MIN_S):
         from faster_whisper.tokenizer import Tokenizer
         from faster_whisper.transcribe import get_suppressed_tokens
 
@@ -233,6 +247,7 @@ class _FitDecoder:
         )
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._beam_size = beam_size
+        self._min_samples = int(min_s * RATE)
         max_frames = model.feature_extractor.nb_max_frames
         self._max_samples = (max_frames - 2) * model.feature_extractor.hop_length
 
@@ -240,7 +255,7 @@ class _FitDecoder:
         import ctranslate2
 
         new_tokens = min(MAX_NEW_TOKENS, 8 + math.ceil(TOKENS_PER_S * len(audio) / RATE))
-        pad = max(int(FIT_PAD_S * RATE), int(FIT_MIN_S * RATE) - len(audio))
+        pad = max(int(FIT_PAD_S * RATE), self._min_samples - len(audio))
         audio = np.concatenate([audio, np.zeros(pad, dtype=np.float32)])[: self._max_samples]
         features = self._model.feature_extractor(audio)
         frames = features.shape[-1] // 2 * 2  # the encoder's convolution has stride 2
@@ -387,3 +402,13 @@ def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75
         return text.strip()
     rest = text[best_end:]
     return rest.lstrip(" ,.!?;:-—").strip()
+
+
+def command_text(heard: str, wake_words: Iterable[str]) -> str:
+    """The command in a transcript that starts with the wake phrase.
+
+    Whisper may start over after the phrase too ("Hey Jarvis, next track. Next track."):
+    `transcribe` cannot see that copy while the phrase stands before only the first one.
+    """
+    return collapse_restart(strip_wake_phrase(heard, wake_words))
+

@@ -20,7 +20,7 @@ import numpy as np
 from wakeword.endpoint import Endpointer
 from wakeword.events import Dropped, Event, EventSink, Partial, Timings, Transcript, Wake
 from wakeword.sinks import Whole
-from wakeword.stt import SpeechToText, SttResult, guard, strip_wake_phrase
+from wakeword.stt import SpeechToText, SttResult, command_text, guard
 
 log = logging.getLogger(__name__)
 
@@ -179,7 +179,7 @@ class Transcriber:
             self.sink(Partial(utt.id, text, result.text, round(t, 3)))
 
     def _command(self, utt: Utterance, heard: str) -> str:
-        return strip_wake_phrase(heard, self.wake_words) if utt.wake else heard.strip()
+        return command_text(heard, self.wake_words) if utt.wake else heard.strip()
 
     def _finish(self, utt: Utterance, result: SttResult, mark: SpeechMark, reason: str) -> None:
         now = time.monotonic()
