@@ -15,13 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mavend.service import (
-    EXAMPLE_FILES,
-    UnitPlan,
-    closed_to_others,
-    render_example,
-    render_unit,
-)
+from mavend.service import closed_to_others
+from mavend.unit import EXAMPLE_FILES, UnitPlan, render_example, render_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 MAVEND = Path(sys.executable).parent / "mavend"
@@ -106,7 +101,7 @@ def test_the_shipped_units_are_the_rendered_templates() -> None:
     for scope, name in EXAMPLE_FILES.items():
         assert (SYSTEMD_DIR / name).read_text() == render_example(scope), (
             f"systemd/{name} is stale: regenerate it with "
-            "`.venv/bin/python -c 'from mavend.service import write_examples; write_examples()'`"
+            "`.venv/bin/python -c 'from mavend.unit import write_examples; write_examples()'`"
         )
 
 
