@@ -8,7 +8,7 @@ for that Python and machine. llama-cpp-python is the one dependency built from s
 pinned version, and its own requirements must resolve to wheels like the rest.
 
 This asks the package registry, as `pip install` does; it downloads metadata only
-(`--dry-run`), and the llama-cpp-python sdist once (pip's cache keeps it).
+(`--dry-run`, `pip index`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import json
 import re
 import subprocess
 import sys
-import tarfile
 import tomllib
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -55,26 +55,29 @@ def llama_version() -> str:
 
 
 @pytest.fixture(scope="module")
-def llama_requirements(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """llama-cpp-python's own requirements, read from its sdist's PKG-INFO."""
-    folder = tmp_path_factory.mktemp("sdist")
+def llama_requirements() -> list[str]:
+    """llama-cpp-python's own requirements, for the pinned version, whose sdist must exist.
+
+    The registry is asked which versions it has as source (`pip index`, metadata only: the
+    sdist itself is ~60 MB, and downloading it again timed out once on a slow registry).
+    The requirements are read from the installed distribution, which scripts/setup.sh
+    built from that very sdist."""
     version = llama_version()
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary=:all:",
-         "--disable-pip-version-check", "-d", str(folder), f"{SOURCE_BUILT}=={version}"],
-        check=True, capture_output=True, text=True, timeout=600,
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "index", "versions", SOURCE_BUILT, "--no-binary=:all:",
+         "--disable-pip-version-check"],
+        capture_output=True, text=True, timeout=120, check=False,
     )
-    (sdist,) = folder.glob("llama_cpp_python-*.tar.gz")
-    assert sdist.name == f"llama_cpp_python-{version}.tar.gz"
-    with tarfile.open(sdist) as archive:
-        member = next(m for m in archive.getmembers() if m.name.endswith("/PKG-INFO"))
-        info = archive.extractfile(member).read().decode()
-    requires = [
-        line.split(":", 1)[1].strip()
-        for line in info.splitlines()
-        if line.startswith("Requires-Dist:") and "extra ==" not in line
-    ]
-    assert requires, "llama-cpp-python's PKG-INFO lists no requirements"
+    listed = re.search(r"^Available versions: (.+)$", done.stdout, re.M)
+    assert listed, f"the registry did not list {SOURCE_BUILT}'s versions: {done.stderr.strip()}"
+    assert version in listed.group(1).split(", "), f"no {SOURCE_BUILT} {version} sdist"
+    try:
+        installed = metadata.version(SOURCE_BUILT)
+    except metadata.PackageNotFoundError:
+        pytest.fail(f"{SOURCE_BUILT} is not installed: scripts/setup.sh builds it")
+    assert installed == version, f"{SOURCE_BUILT} {installed} installed, {version} pinned"
+    requires = [r for r in metadata.requires(SOURCE_BUILT) or [] if "extra ==" not in r]
+    assert requires, "llama-cpp-python's metadata lists no requirements"
     return requires
 
 
