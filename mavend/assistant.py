@@ -22,12 +22,13 @@ from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
-from mavend.handlers.act import confirm_key
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
+from mavend.handlers.confirm import confirm_key, pending_op
 from mavend.memory import Memory
 from mavend.memory.engine import ROUTED_PLAN
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
+from mavend.router.negation import reminder_rewrite
 from mavend.store import Store
 
 log = logging.getLogger(__name__)
@@ -142,6 +143,13 @@ class Assistant:
         if confirmed is not None:
             self.conversation.remember(session, confirmed[0], said)
             return confirmed
+        withdrawn = self._withdrawn(utterance)
+        if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
+            self.conversation.remember(session, withdrawn, said)
+            return withdrawn, self.handler.handle(withdrawn, context)
+        rewritten = reminder_rewrite(said)
+        if rewritten is not None:  # "don't forget to call mum at five" is a reminder
+            utterance = said = rewritten
         command = parse_command(said)
         if command is not None:
             decision = Decision(
@@ -153,7 +161,7 @@ class Assistant:
                 decided_by="reminder-command",
             )
             self.conversation.remember(session, decision, said)
-            return decision, self.handler.command(command)
+            return decision, self.handler.command(command, context)
         decision, reply, continued = self._routed(utterance, said, session, context)
         rebuilt = continued.text if continued is not None else ""
         self.conversation.remember(session, decision, said, rebuilt=rebuilt)
@@ -203,15 +211,16 @@ class Assistant:
         taken = session.pop(key)  # atomic: only one turn can take it
         if taken is None or (said not in YES and said not in NO):
             return None  # the user moved on: the question lapses, this turn routes normally
+        act = pending_op(pending) == "act"
         decision = Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,
             intent=Intent.ACT,
             confidence=1.0,
             slots=Slots(
-                fn=str(pending.get("act", "")),
-                args=dict(pending.get("args") or {}),
-                has_fn=True,
+                fn=str(pending.get("act", "")) if act else "",
+                args=dict(pending.get("args") or {}) if act else {},
+                has_fn=act,
                 text=said,
             ),
             decided_by="confirmation",
@@ -225,7 +234,14 @@ class Assistant:
                 Outcome.REFUSED,
                 "confirm_expired",
             )
-        return decision, self.handler.acts.run_confirmed(pending)
+        intent, reply = self.handler.confirmed(pending)
+        return replace(decision, intent=intent), reply
+
+    def _withdrawn(self, utterance: str) -> Decision | None:
+        withdrawn = getattr(self.router, "withdrawn", None)
+        if withdrawn is not None:
+            return withdrawn(utterance, self.router.grammar.match(utterance))
+        return None
 
     def _plain(self, utterance: str) -> str:
         grammar = getattr(self.router, "grammar", None)

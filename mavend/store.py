@@ -145,6 +145,36 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 4: where a reminder was set from: a Wyoming satellite's name, announced there when
     # it fires (mavend/wyoming/satellite.py); NULL: this box (its speaker, if any).
     ("ALTER TABLE reminders ADD COLUMN origin TEXT",),
+    # 5: reminders as people use them (mavend/recurrence/, mavend/scheduler/). A series is
+    # one row: `fire_at` is its next occurrence, `rule` the RFC 5545 RRULE (UNTIL/COUNT
+    # included, no DTSTART) and `rule_start` the series' first occurrence; NULL rule: once.
+    # A kitchen timer may have a `name` ("pasta"); a paused one keeps status 'pending' with
+    # `paused_left` seconds and no job (ReminderBook.pending() leaves it out).
+    (
+        "ALTER TABLE reminders ADD COLUMN rule TEXT",
+        "ALTER TABLE reminders ADD COLUMN rule_start TEXT",
+        "ALTER TABLE reminders ADD COLUMN name TEXT",
+        "ALTER TABLE reminders ADD COLUMN paused_left REAL",
+    ),
+    # 6: lists (mavend/lists/): shopping, to-do and any other the user names. An item
+    # taken off is deleted; ticked off is `done` (read back apart, cleared with the list).
+    (
+        """CREATE TABLE lists (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL UNIQUE,  -- normalized: "shopping", "to-do", "hardware store"
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE list_items (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            list_id INTEGER NOT NULL REFERENCES lists (id) ON DELETE CASCADE,
+            text TEXT NOT NULL,         -- as said, tidied ("oat milk")
+            key TEXT NOT NULL,          -- normalized, for matching and de-duplication
+            done INTEGER NOT NULL DEFAULT 0,
+            added_at TEXT NOT NULL,
+            done_at TEXT
+        )""",
+        "CREATE INDEX list_items_list ON list_items (list_id, done)",
+    ),
 )
 
 

@@ -12,7 +12,9 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from mavend.handlers.act import ActHandler
 from mavend.handlers.chat import ChatHandler
@@ -23,6 +25,7 @@ from mavend.handlers.common import (
     TurnContext,
     looks_like_question,
 )
+from mavend.handlers.confirm import op_room, pending_op
 from mavend.handlers.fact import FactHandler
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
@@ -84,5 +87,17 @@ class TurnHandler:
             return self.system.handle(decision, context)
         return self.chat.handle(decision)
 
-    def command(self, command: ReminderCommand) -> Reply:
-        return self.reminders.command(command)
+    def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
+        return self.reminders.command(command, context)
+
+    def confirmed(self, pending: Mapping[str, Any]) -> tuple[Intent, Reply]:
+        """A yes to a stored question (handlers.confirm): the room that asked runs it."""
+        op = pending_op(pending)
+        room = op_room(op)
+        if room == "act":
+            return Intent.ACT, self.acts.run_confirmed(pending)
+        if room == "reminders":
+            return Intent.REMINDER, self.reminders.confirmed(op, pending)
+        return Intent.SYSTEM, Reply(
+            "That question is from another version of mavend; ask again.", Outcome.REFUSED
+        )

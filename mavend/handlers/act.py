@@ -31,19 +31,11 @@ from mavend.handlers.common import (
     first_line,
     human_list,
 )
+from mavend.handlers.confirm import Confirmations
 from mavend.home.run import HomeActs
 from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
-
-CONFIRM_KEY = "confirm"
-
-
-def confirm_key(session: str = "") -> str:
-    """Where a session's pending yes/no is kept: a "yes" said in another room (another
-    satellite, a Wyoming client) never confirms it, and their turns never drop it."""
-    return CONFIRM_KEY if session in ("", "local") else f"{CONFIRM_KEY}:{session}"
-
 
 @dataclass(frozen=True)
 class ActResult:
@@ -153,6 +145,7 @@ def build_argv(act: ActSpec, args: Mapping[str, str]) -> tuple[str, ...]:
 class ActHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
+        self.confirm = Confirmations(ctx)
 
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
@@ -196,17 +189,13 @@ class ActHandler:
     def ask_confirmation(
         self, act: ActSpec, args: Mapping[str, str], here: str = "", *, session: str = ""
     ) -> Reply:
-        timeout = self.ctx.settings.acts.confirm_timeout_s
-        now = self.ctx.now()
-        self.ctx.session.put(
-            confirm_key(session),
-            {"act": act.name, "args": dict(args), "asked_at": now.timestamp(), "room": here},
-            expires_ts=now.timestamp() + timeout,
-        )
         target = f" {' '.join(args.values())}" if args else ""
-        return Reply(
-            f"Do you want me to {describe(act)}{target}? Say yes within {timeout:g} seconds.",
-            Outcome.CONFIRM,
+        return self.confirm.ask(
+            session,
+            "act",
+            {"act": act.name, "args": dict(args)},
+            f"Do you want me to {describe(act)}{target}?",
+            room=here,
             data={"act": act.name, "args": dict(args)},
         )
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from mavend.handlers.act import ActHandler, confirm_key
+from mavend.handlers.act import ActHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
+from mavend.handlers.confirm import confirm_key
 from mavend.router.decision import Decision
+from mavend.router.negation import Withdrawal
 
 LISTENING_KEY = "listening"
 VOLUME_ACTS = {"louder": "volume_up", "quieter": "volume_down"}
@@ -23,6 +25,10 @@ class SystemHandler:
             if command == "stop":
                 return Reply("Okay.")
             return Reply("Cancelled." if dropped else "There's nothing to cancel.")
+        if command == "withdrawn":
+            # A negated or withdrawn command (mavend.router.negation): nothing ran.
+            kind = str(decision.slots.args.get("kind", "withdrawn"))
+            return Reply(Withdrawal(kind, decision.slots.text).reply(), data={"ran": None})
         if command == "repeat":
             return self.repeat()
         if command == "help":

@@ -20,6 +20,7 @@ from typing import Protocol
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
+from mavend.router.negation import withdrawal
 from mavend.router.personal import judge_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
@@ -154,6 +155,11 @@ class Router:
         started = time.perf_counter()
         match = self.grammar.match(utterance)
         trace.timed("grammar", started)
+        # A withdrawn or negated command runs nothing, whichever stage would have taken
+        # it ("set a timer for ten minutes, never mind" matches the timer grammar).
+        withdrawn = self.withdrawn(utterance, match)
+        if withdrawn is not None:
+            return withdrawn, trace
         if match is not None:
             return self._from_grammar(utterance, match, now), trace
         text = self.grammar.strip_wake_word(utterance.strip())
@@ -161,6 +167,29 @@ class Router:
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate"), trace
         decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)
         return decision, trace
+
+    def withdrawn(self, utterance: str, match: GrammarMatch | None = None) -> Decision | None:
+        """The decision for a withdrawn or negated command (mavend.router.negation), or
+        None. A system command the grammar knows ("never mind" is stop) stays itself."""
+        if match is not None and match.intent is Intent.SYSTEM:
+            return None
+        text = normalize(self.grammar.strip_wake_word(normalize(utterance)))
+        taken_back = withdrawal(text)
+        if taken_back is None:
+            return None
+        return Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=Intent.SYSTEM,
+            confidence=1.0,
+            slots=Slots(
+                fn="withdrawn",
+                has_fn=True,
+                args={"kind": taken_back.kind},
+                text=taken_back.what,
+            ),
+            decided_by="negation",
+        )
 
     def slots_filled(self, utterance: str) -> bool:
         """Is `utterance` a stage-0 command that takes a time, ends on that time, and has

@@ -1,0 +1,129 @@
+"""Withdrawn and negated commands: "don't lock the screen", "never mind", "no wait".
+
+A household judges what a request leaves behind, and the worst outcome is the opposite
+of what was said. The classifier, the LLM and the act matcher all see "don't lock the
+screen" as a request to lock it (the words are the same but one), so the words are read
+here first, before any of them: a command said with a leading "don't", withdrawn at its
+end ("..., never mind"), interrupted by a self-repair ("no wait") or joined to a negated
+one ("... and don't ...") runs nothing at any stage. The turn is acknowledged, and the
+user says again what they do want.
+
+Read with care for what is not a withdrawal: "don't forget to call mum at five" and
+"don't let me forget the bins" are reminders (`reminder_rewrite` says them the way the
+grammar knows), "don't I have a dentist appointment" is a question, "turn on do not
+disturb" is a command. A pure module: text in, a verdict out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Fillers a withdrawal may start with ("oh no wait", "um actually never mind").
+_LEAD = (
+    r"(?:(?:oh|um|uh|er|erm|hmm|so|and|but|also|ok|okay|please|sorry|no|wait|actually|stop)"
+    r"\s+)*"
+)
+_NOT = r"(?:don't|dont|do not|never|please don't|please dont)"
+# A question, not a command: "don't you think", "dont i have", "never have i".
+_QUESTION_AFTER_NOT = r"(?:you|i|we|they|he|she|it|my|your|have|has)\b"
+# "do not disturb" is a mode's name; "don't forget" / "don't let me forget" is a reminder.
+_NOT_A_NEGATION = r"(?:disturb\b|forget\b|let me forget\b|let me miss\b|mind\b)"
+
+_LEADING = re.compile(
+    rf"^{_LEAD}{_NOT}\s+(?!{_QUESTION_AFTER_NOT}|{_NOT_A_NEGATION})(?P<rest>\S.*)$"
+)
+# Said alone: the whole request is taken back. ("never mind" and "forget it" alone are
+# the system grammar's stop, which runs nothing either; `Router.withdrawal` lets it be.)
+_TAKE_BACK = (
+    r"(?:never ?mind(?: that| it| about it)?|forget (?:it|that|about it)|scratch that"
+    r"|don't|dont|do not"
+    r"|don't do (?:it|that)|dont do (?:it|that)|don't bother|dont bother|no thanks"
+    r"|not now|leave it|ignore (?:that|me)|(?:i )?changed my mind|nothing)"
+)
+_WHOLE = re.compile(
+    rf"^{_LEAD}{_TAKE_BACK}(?:\s+{_TAKE_BACK})*$|^(?:no|wait|stop)(?:\s+(?:no|wait|stop))+$"
+)
+# What a command may end on to take it back ("set a timer for ten minutes, never mind"):
+# the words that say so alone, or a bare "don't" only after "no", "wait" or "actually".
+_ENDS_STRONG = (
+    r"(?:never ?mind|forget (?:it|that|about it)|scratch that|cancel that|don't bother"
+    r"|dont bother|(?:i )?changed my mind|on second thought)"
+)
+_ENDS_WEAK = r"(?:don't|dont|do not|don't do (?:it|that)|dont do (?:it|that)|stop|not now|leave it)"
+_TRAILING = re.compile(
+    rf"\S.*?\s+(?:(?:(?:no|oh|um|uh|wait|actually|sorry)\s+)*{_ENDS_STRONG}"
+    rf"|(?:no|wait|actually|sorry)(?:\s+(?:no|wait|actually|sorry))*\s+{_ENDS_WEAK})"
+    rf"(?:\s+{_TAKE_BACK})*$"
+)
+# A self-repair: two versions of one request ("... no wait ..."). "no no, I meant a note"
+# is a correction of the previous turn (mavend.memory.dialogue), not a repair.
+_REPAIR = re.compile(
+    r"\b(?:no wait|wait no|no no|no sorry|sorry no|actually no|no actually|on second thought)\b"
+    r"(?!\s+(?:i meant|i mean|i said|i wanted)\b)"
+)
+# A negated clause joined to another: "turn on the light and don't lock the screen".
+_JOINED = re.compile(rf"\b(?:and|but|then|also|or)\s+{_NOT}\s+(?!{_NOT_A_NEGATION})\S")
+
+_REMINDER_REWRITE = re.compile(
+    r"^(?:please\s+)?(?:don't|dont|do not)\s+(?:let me\s+)?forget\s+(?P<to>to\s+|about\s+)?"
+    r"(?P<task>\S.*)$"
+)
+_FLIP = {"my": "your", "me": "you", "mine": "yours", "i": "you", "myself": "yourself"}
+_MAX_ECHO_WORDS = 12
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """What was taken back. `kind`: "negated" ("don't X": `what` is X), "withdrawn" (the
+    whole request, alone or at its end), "repair" (two versions in one breath), "mixed"
+    (a request joined to a negated one: nothing runs, the user says the part they want)."""
+
+    kind: str
+    what: str = ""
+
+    def reply(self) -> str:
+        if self.kind == "negated" and self.what:
+            return f"OK, I won't {_echo(self.what)}."
+        if self.kind == "repair":
+            return "OK, I haven't done anything. Say it again the way you want it."
+        if self.kind == "mixed":
+            return (
+                f"OK, I won't {_echo(self.what)}, and I haven't done anything else either."
+                " Say the part you want on its own."
+            )
+        return "OK, never mind."
+
+
+def withdrawal(said: str) -> Withdrawal | None:
+    """The withdrawal in `said` (normalized, the wake word stripped), or None."""
+    said = said.strip()
+    if not said:
+        return None
+    if _WHOLE.match(said):
+        return Withdrawal("withdrawn")
+    if match := _LEADING.match(said):
+        return Withdrawal("negated", match["rest"])
+    if _TRAILING.match(said):
+        return Withdrawal("withdrawn")
+    if _REPAIR.search(said):
+        return Withdrawal("repair")
+    if match := _JOINED.search(said):
+        return Withdrawal("mixed", said[match.end() - 1 :])
+    return None
+
+
+def reminder_rewrite(said: str) -> str | None:
+    """'don't forget to call mum at five' -> 'remind me to call mum at five', else None."""
+    match = _REMINDER_REWRITE.match(said.strip())
+    if match is None:
+        return None
+    to = "to" if (match["to"] or "").strip() == "to" else "about"
+    return f"remind me {to} {match['task']}"
+
+
+def _echo(words: str) -> str:
+    """The user's words said back from the assistant's side: "my" -> "your"."""
+    parts = [_FLIP.get(w, w) for w in words.split()[:_MAX_ECHO_WORDS]]
+    more = " ..." if len(words.split()) > _MAX_ECHO_WORDS else ""
+    return " ".join(parts) + more

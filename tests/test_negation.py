@@ -1,0 +1,207 @@
+"""Never the opposite of what was said: negated and withdrawn commands run nothing.
+
+The end state is what is asserted: no act_runs row, no reminder, no note or fact, and
+a short acknowledgement. The deciders behind the guard are made hostile on purpose (a
+scripted LLM and classifier that read every one of these as "lock the screen" with
+high confidence, memory on), so a pass shows the guard, not a lucky model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mavend import paths
+from mavend.assistant import Assistant
+from mavend.config import MemorySettings
+from mavend.router import PolicyName, RoutePolicy, Router
+from mavend.router.decision import Intent
+from mavend.router.grammar import CommandGrammar, normalize
+from mavend.router.negation import reminder_rewrite, withdrawal
+from mavend.router.slots import SlotExtractor
+from mavend.store import Store
+from tests.scripted import Classified, Route, ScriptedClassifier, ScriptedLlm
+from tests.state_kit import TZ, kit_settings, real_clock
+
+NEGATED = [
+    "don't lock the screen",
+    "do not lock the screen",
+    "dont lock the screen please",
+    "please don't lock my screen",
+    "hey jarvis don't lock the screen",
+    "um no wait actually dont lock the screen",
+    "stop, don't turn the volume up",
+    "do not restart syncthing",
+    "never restart pipewire",
+    "no don't set a timer",
+    "and don't do it for pipewire",
+]
+WITHDRAWN = [
+    "no wait don't",
+    "actually forget it",
+    "scratch that",
+    "dont",
+    "no thanks",
+    "i changed my mind",
+    "set a timer for five minutes, no, never mind",
+    "lock the screen actually don't",
+    "restart syncthing on second thought",
+    "remind me to call mum at five never mind",
+    "turn the volume up, wait, no, don't",
+    "set a timer for ten minutes cancel that",
+]
+REPAIRED = [
+    "lock the screen no wait the volume",
+    "set a timer for five no wait ten minutes",
+    "add a note no sorry a reminder",
+]
+MIXED = [
+    "set the volume to 40 and don't lock the screen",
+    "restart syncthing but do not restart pipewire",
+]
+# Not withdrawals: each of these must route as usual.
+NOT_NEGATED = [
+    "lock the screen",
+    "turn on do not disturb",
+    "don't i have a dentist appointment tomorrow",
+    "dont you think it's cold",
+    "why don't you play some music",
+    "i don't like jazz",
+    "remind me not to eat the cake",
+    "remind me to do nothing at 5",
+    "no no i meant a note",
+    "no, I meant set a reminder",
+    "no more music",
+    "what do you think",
+    "never have i ever seen that",
+]
+
+
+@pytest.mark.parametrize("text", NEGATED)
+def test_negated_commands_are_read_as_negated(text: str) -> None:
+    found = withdrawal(_said(text))
+    assert found is not None and found.kind == "negated", found
+    assert found.reply().startswith("OK, I won't ")
+
+
+@pytest.mark.parametrize("text", WITHDRAWN)
+def test_withdrawn_commands_are_read_as_withdrawn(text: str) -> None:
+    found = withdrawal(_said(text))
+    assert found is not None and found.kind == "withdrawn", found
+
+
+@pytest.mark.parametrize("text", REPAIRED)
+def test_a_self_repair_runs_neither_version(text: str) -> None:
+    found = withdrawal(_said(text))
+    assert found is not None and found.kind == "repair", found
+    assert "haven't done anything" in found.reply()
+
+
+@pytest.mark.parametrize("text", MIXED)
+def test_a_request_joined_to_a_negated_one_runs_nothing(text: str) -> None:
+    found = withdrawal(_said(text))
+    assert found is not None and found.kind == "mixed", found
+    assert "haven't done anything" in found.reply()
+
+
+@pytest.mark.parametrize("text", NOT_NEGATED)
+def test_commands_and_questions_are_not_withdrawals(text: str) -> None:
+    assert withdrawal(_said(text)) is None
+
+
+def test_the_reply_says_back_what_it_will_not_do_from_its_own_side() -> None:
+    assert withdrawal("don't lock my screen").reply() == "OK, I won't lock your screen."
+
+
+@pytest.mark.parametrize(
+    ("text", "rewritten"),
+    [
+        ("don't forget to call mum at five", "remind me to call mum at five"),
+        ("dont let me forget to water the plants tomorrow", "remind me to water the plants tomorrow"),
+        ("don't let me forget the bins at 8", "remind me about the bins at 8"),
+        ("do not forget about the dentist on friday", "remind me about the dentist on friday"),
+        ("don't lock the screen", None),
+    ],
+)
+def test_dont_forget_is_a_reminder(text: str, rewritten: str | None) -> None:
+    assert reminder_rewrite(text) == rewritten
+    assert withdrawal(text) is None or rewritten is None
+
+
+# end state, through the assistant, with hostile deciders -----------------------
+def _said(text: str) -> str:
+    said = normalize(text)
+    return normalize(said.removeprefix("hey jarvis"))
+
+
+def _hostile_assistant(tmp_path: Path) -> Assistant:
+    """Deciders that read everything as a confident "lock the screen"; memory on."""
+    settings = kit_settings(tmp_path, memory=MemorySettings(enabled=True))
+    lock = Route(Intent.ACT, 0.99, fn="lock_screen")
+    llm = ScriptedLlm({_said(t): lock for t in [*NEGATED, *WITHDRAWN, *REPAIRED, *MIXED]})
+    classifier = ScriptedClassifier({}, Classified(Intent.ACT, 0.9999, {Intent.ACT: 0.9999}))
+    grammar = CommandGrammar.from_dir(
+        paths.grammars_dir(), settings.acts, settings.router.wake_words
+    )
+    clock = real_clock()
+    router = Router(
+        grammar,
+        SlotExtractor(settings.acts),
+        classifier=classifier,  # type: ignore[arg-type]
+        llm=llm,  # type: ignore[arg-type]
+        policy=RoutePolicy(name=PolicyName.LLM_FIRST, use_llm=True),
+        clock=clock,
+    )
+    return Assistant(settings, Store.open(settings), router, clock=clock, tz=TZ)
+
+
+def _written(a: Assistant) -> dict[str, int]:
+    with a.store.read() as conn:
+        return {
+            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("act_runs", "reminders", "notes", "facts")
+        }
+
+
+def test_nothing_runs_or_is_written_for_any_withdrawal(tmp_path: Path) -> None:
+    a = _hostile_assistant(tmp_path)
+    # Teach memory the opposite first: "lock the screen" ran and worked, twice.
+    for _ in range(2):
+        assert a.handle_text("lock the screen").reply.outcome == "done"
+    before = _written(a)
+    assert before["act_runs"] == 2
+    for text in [*NEGATED, *WITHDRAWN, *REPAIRED, *MIXED]:
+        turn = a.handle_text(text)
+        assert turn.decision is not None and turn.decision.decided_by == "negation", text
+        assert turn.reply.outcome == "done", (text, turn.reply)
+        assert turn.reply.text.startswith("OK"), (text, turn.reply.text)
+        assert _written(a) == before, f"{text!r} changed the state"
+
+
+def test_a_withdrawal_is_not_continued_as_an_ellipsis(tmp_path: Path) -> None:
+    a = _hostile_assistant(tmp_path)
+    asked = a.handle_text("restart syncthing")
+    assert asked.reply.outcome == "confirm"
+    assert a.handle_text("and don't do pipewire either").decision.decided_by == "negation"
+    assert a.handle_text("yes").decision.decided_by != "confirmation"  # the question lapsed
+    assert not (tmp_path / "marker.txt").exists()
+    assert _written(a)["act_runs"] == 0
+
+
+def test_dont_forget_sets_the_reminder(tmp_path: Path) -> None:
+    a = _hostile_assistant(tmp_path)
+    turn = a.handle_text("don't forget to call mum at 5 pm")
+    assert turn.reply.outcome == "done", turn.reply
+    pending = a.ctx.reminders.pending()
+    assert [(r.text, r.fire_at.hour) for r in pending] == [("call mum", 17)]
+    assert _written(a)["act_runs"] == 0
+
+
+def test_the_route_command_shows_the_withdrawal(tmp_path: Path) -> None:
+    a = _hostile_assistant(tmp_path)
+    decision = a.router.route("hey jarvis please don't lock the screen")
+    assert decision.intent is Intent.SYSTEM and decision.decided_by == "negation"
+    assert decision.slots.fn == "withdrawn" and decision.slots.text == "lock the screen"
+    # A system command the grammar knows stays itself.
+    assert a.router.route("never mind").decided_by == "grammar"
