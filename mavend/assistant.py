@@ -21,7 +21,14 @@ from typing import Any
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
-from mavend.handlers import HandlerContext, Outcome, Reply, TurnHandler, parse_command
+from mavend.handlers import (
+    HandlerContext,
+    Outcome,
+    Reply,
+    TurnHandler,
+    parse_command,
+    parse_forget,
+)
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op
 from mavend.memory import Memory
@@ -152,16 +159,13 @@ class Assistant:
             utterance = said = rewritten
         command = parse_command(said)
         if command is not None:
-            decision = Decision(
-                utterance=utterance,
-                stage=Stage.GRAMMAR,
-                intent=Intent.REMINDER,
-                confidence=1.0,
-                slots=Slots(text=said),
-                decided_by="reminder-command",
-            )
+            decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
             self.conversation.remember(session, decision, said)
             return decision, self.handler.command(command, context)
+        forget = parse_forget(said)
+        if forget is not None:  # "forget everything": asks first, like any bulk erasure
+            decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
+            return decision, self.handler.forget.command(forget, context)
         decision, reply, continued = self._routed(utterance, said, session, context)
         rebuilt = continued.text if continued is not None else ""
         self.conversation.remember(session, decision, said, rebuilt=rebuilt)
@@ -236,6 +240,18 @@ class Assistant:
             )
         intent, reply = self.handler.confirmed(pending)
         return replace(decision, intent=intent), reply
+
+    @staticmethod
+    def _stage0(utterance: str, intent: Intent, said: str, decided_by: str) -> Decision:
+        """The decision of a command read by an exact pattern before the router."""
+        return Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=intent,
+            confidence=1.0,
+            slots=Slots(text=said),
+            decided_by=decided_by,
+        )
 
     def _withdrawn(self, utterance: str) -> Decision | None:
         withdrawn = getattr(self.router, "withdrawn", None)

@@ -27,6 +27,7 @@ from mavend.handlers.common import (
 )
 from mavend.handlers.confirm import op_room, pending_op
 from mavend.handlers.fact import FactHandler
+from mavend.handlers.forget import ForgetCommand, ForgetHandler, parse_forget
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
@@ -34,6 +35,7 @@ from mavend.handlers.system import SystemHandler
 from mavend.router.decision import Decision, Intent, Source
 
 __all__ = [
+    "ForgetCommand",
     "HandlerContext",
     "Outcome",
     "ReminderCommand",
@@ -41,6 +43,7 @@ __all__ = [
     "TurnContext",
     "TurnHandler",
     "parse_command",
+    "parse_forget",
 ]
 
 
@@ -56,6 +59,7 @@ class TurnHandler:
         self.chat = ChatHandler(ctx)
         self.query = QueryHandler(ctx, self.chat, self.reminders)
         self.system = SystemHandler(ctx, self.acts)
+        self.forget = ForgetHandler(ctx)
 
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         clarify = decision.clarify
@@ -96,6 +100,8 @@ class TurnHandler:
         room = op_room(op)
         if room == "act":
             return Intent.ACT, self.acts.run_confirmed(pending)
+        if room == "forget":
+            return Intent.SYSTEM, self.forget.confirmed(op, pending)
         if room == "reminders":
             return Intent.REMINDER, self.reminders.confirmed(op, pending)
         return Intent.SYSTEM, Reply(

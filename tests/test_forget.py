@@ -1,0 +1,83 @@
+"""Forgetting by voice: a bulk erasure asks first and erases only what was asked about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mavend.handlers import parse_forget
+from tests.state_kit import kit_settings, make_assistant
+
+
+def _counts(a) -> dict[str, int]:
+    with a.store.read() as conn:
+        return {
+            t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("notes", "facts", "memory", "reminders")
+        }
+
+
+@pytest.mark.parametrize(
+    ("said", "scope"),
+    [
+        ("forget everything", "everything"),
+        ("please forget everything you know about me", "everything"),
+        ("erase everything you have stored", "everything"),
+        ("wipe my data", "everything"),
+        ("delete all my notes", "notes"),
+        ("clear my notes", "notes"),
+        ("delete all my facts", "facts"),
+        ("clear my log", "facts"),
+        ("forget what you've learned", "memory"),
+        ("reset your habits", "memory"),
+    ],
+)
+def test_bulk_erasures_are_read(said: str, scope: str) -> None:
+    found = parse_forget(said)
+    assert found is not None and found.scope == scope
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["forget it", "clear all", "delete all", "forget the milk", "note to self forget nothing",
+     "delete the dentist reminder", "clear the shopping list", "forget about it"],
+)
+def test_other_sentences_are_not_erasures(said: str) -> None:
+    assert parse_forget(said) is None
+
+
+def test_forget_everything_asks_then_erases_only_what_was_there(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    # Saved the way the note handler saves them (no note grammar routes without a model).
+    a.ctx.notes.add("the spare key is under the blue pot", a.ctx.now())
+    a.ctx.notes.add("the wifi password is on the router", a.ctx.now())
+    assert a.handle_text("remind me to call mum at 5 pm").reply.outcome == "done"
+    before = _counts(a)
+    assert before["notes"] == 2
+    asked = a.handle_text("forget everything")
+    assert asked.reply.outcome == "confirm" and "2 notes" in asked.reply.text
+    assert _counts(a) == before  # nothing erased before the yes
+    done = a.handle_text("yes")
+    assert done.decision.decided_by == "confirmation"
+    after = _counts(a)
+    assert after["notes"] == 0 and after["reminders"] == before["reminders"] == 1
+
+
+def test_a_note_saved_after_the_question_survives_the_yes(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    a.ctx.notes.add("the spare key is under the blue pot", a.ctx.now())
+    assert a.handle_text("delete all my notes").reply.outcome == "confirm"
+    # Another process saves a note between the question and the yes.
+    a.ctx.notes.add("the bike lock code is 4711", a.ctx.now())
+    a.handle_text("yes")
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the bike lock code is 4711"]
+
+
+def test_no_erases_nothing_and_nothing_stored_asks_nothing(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    assert a.handle_text("forget everything").reply.text == "There's nothing stored to forget."
+    a.ctx.notes.add("the spare key is under the blue pot", a.ctx.now())
+    assert a.handle_text("forget everything").reply.outcome == "confirm"
+    assert a.handle_text("no").reply.text == "OK, I won't."
+    assert _counts(a)["notes"] == 1
