@@ -81,6 +81,7 @@ class Router:
         llm: RouteLlm | None = None,
         policy: RoutePolicy | None = None,
         clock: Clock,
+        answers: Callable[[str], str | None] | None = None,
     ):
         self.grammar = grammar
         self.slots = slots
@@ -88,6 +89,9 @@ class Router:
         self.llm = llm
         self.policy = policy or RoutePolicy()
         self.clock = clock
+        # mavend.answers' recognizer: the skill whose shape a question has ("calc",
+        # "clock", "live", ...), or None. Deterministic and cheap, like a grammar.
+        self.answers = answers
 
     def warm_up(self) -> None:
         """Load the models now (the daemon does this before it reports ready)."""
@@ -163,6 +167,10 @@ class Router:
         if match is not None:
             return self._from_grammar(utterance, match, now), trace
         text = self.grammar.strip_wake_word(utterance.strip())
+        computed = self._computed(utterance, text)
+        if computed is not None:
+            trace.timed("answers", started)
+            return computed, trace
         if is_fragment(text):
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate"), trace
         decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)
@@ -189,6 +197,25 @@ class Router:
                 text=taken_back.what,
             ),
             decided_by="negation",
+        )
+
+    def _computed(self, utterance: str, text: str) -> Decision | None:
+        """A question mavend works out or looks up itself (mavend.answers): a sum, a unit,
+        the time in a city, days until a date, a live fact from a configured source. It
+        is a query whose answer never comes from a model: the LLM cannot guess it."""
+        skill = self.answers(text) if self.answers is not None else None
+        if skill is None:
+            return None
+        source = Source.CLOCK if skill in ("clock", "dates") else Source.GENERAL
+        return Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=Intent.QUERY,
+            confidence=1.0,
+            slots=Slots(text=text.strip()),
+            source=source,
+            personal=judge_personal(text, (source,)),
+            decided_by=f"answers:{skill}",
         )
 
     def slots_filled(self, utterance: str) -> bool:
