@@ -135,7 +135,7 @@ def test_the_code_imports_only_what_it_declares() -> None:
     distribution = {
         "yaml": "pyyaml", "llama_cpp": SOURCE_BUILT, "dbus_next": "dbus-next",
         "faster_whisper": "faster-whisper", "onnxruntime_extensions": "onnxruntime-extensions",
-        "paho": "paho-mqtt", "hibari": "hibari-tts",
+        "paho": "paho-mqtt", "hibari": "hibari-tts", "dateutil": "python-dateutil",
     }
     stdlib = set(sys.stdlib_module_names)
     imported: set[str] = set()
