@@ -1,0 +1,303 @@
+"""Stage 0 for lists: the exact phrasings of a list command, nothing the LLM must guess.
+
+`said` arrives normalized (lower case, punctuation gone, wake word stripped). A pattern
+matches the whole utterance, and an add, a removal or a clear must name a list ("... to
+the list", "... off my shopping list"): "add oil to the car" or "remove the last note" are
+not list commands. Reminders ("remind me to add milk to the list"), notes ("note that the
+shopping list is on the fridge") and negations ("don't add milk") are left alone (None).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mavend.lists.items import PRONOUNS, split_items
+from mavend.lists.names import SHOPPING, canonical_name
+from mavend.router.grammar import normalize
+
+ACTIONS = ("add", "remove", "tick", "untick", "read", "lists", "clear", "create")
+QUESTIONS = frozenset({"read", "lists"})
+
+
+@dataclass(frozen=True)
+class ListCommand:
+    """A list command. `list_name`: the canonical name, "" when the user said only "the
+    list" (the handler picks one). `items`: tidied, one per thing ("eggs", "oat milk");
+    for a read, the item asked about ("is milk on my list"), if any."""
+
+    action: str
+    list_name: str = ""
+    items: tuple[str, ...] = ()
+
+    @property
+    def is_question(self) -> bool:
+        return self.action in QUESTIONS
+
+
+# Words around a command that change nothing: politeness, fillers, "can you".
+_PREAMBLE = re.compile(
+    r"^(?:(?:hey|ok|okay|so|oh|and|also|right|alright|now|please|quickly|just|quick|"
+    r"can you|could you|would you|will you|can u|could you please|can you please|"
+    r"i need you to|i want you to|i'd like you to|id like you to|go ahead and|"
+    r"i need to|i want to|i'd like to|id like to|i wanna|let's|lets|"
+    r"can we|could we|can i|could i)\s+)+"
+)
+_TRAILER = re.compile(
+    r"(?:\s+(?:please|thanks|thank you|for me|for us|cheers|ok|okay|right now|now))+$"
+)
+_FILLERS = re.compile(r"\b(?:um+|uh+|erm+|er|hmm+|uhm)\b")
+# Whole utterances that belong to another room, whatever list they mention.
+_OTHER_ROOM = re.compile(
+    r"^(?:remind|reminder|set (?:a|an|the|me a)|note|make a note|take a note|write a note|"
+    r"jot a note|remember|don't|dont|do not|never|did|didn't|have i|had i|when|why|who|"
+    r"should|shall|i added|i put|i bought|i got|i've|ive|i have)\b"
+    r"|\bremind me\b|\bnote (?:that|down that)\b"
+)
+_OTHER_ITEM = re.compile(r"^(?:reminder|alarm|timer|note|appointment|event|meeting)s?\b")
+_ALL_WORDS = (
+    "everything|all|all items|all the items|all the things|every item|all of it|the lot|"
+    "all the stuff|it all|all of them|the whole lot|everything on it"
+)
+_EVERYTHING = frozenset(_ALL_WORDS.split("|"))
+
+# A reference to a list: "the shopping list", "my list", "our hardware store list", "my
+# groceries". The name cannot be "do" ("add x to the to do list" splits at the last "to").
+_REF = (
+    r"(?:(?:(?:the|my|our|your|this|that)\s+)?(?:(?!do\s)(?P<name>[a-z0-9'-]+(?:\s+[a-z0-9'-]+)"
+    r"{0,3})\s+)?list|(?:the|my|our)\s+(?P<bare>groceries|grocery|shopping|tasks|to dos|todos))"
+)
+_WHEN = r"(?:\s+(?:right now|now|at the moment|today|so far|currently|then))?"
+_ADD_VERB = (
+    # Longer first: "write down milk" must not leave "down" in the item.
+    r"(?:write down|jot down|pencil in|put down|stick down|pop down|add|put|stick|pop|throw|"
+    r"chuck|bung|write|jot|pencil|include|slap|toss|place)"
+)
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (action, re.compile(pattern))
+    for action, pattern in (
+        # lists ------------------------------------------------------------------
+        (
+            "lists",
+            r"^(?:what|which|how many)\s+lists\s+(?:do i have|have i got|do we have|have we got"
+            r"|are there|have i made|did i make|do i got|i have|i got)$",
+        ),
+        (
+            "lists",
+            r"^(?:what are|which are|tell me|read me|read|show me|list|name|go through)\s+"
+            r"(?:all\s+)?(?:of\s+)?(?:my|our|the)\s+lists$",
+        ),
+        ("lists", r"^(?:my|our|all my|all of my|all our)\s+lists$"),
+        ("lists", r"^(?:do|have)\s+(?:i|we)\s+(?:have|got)\s+any\s+lists$"),
+        # create -----------------------------------------------------------------
+        (
+            "create",
+            r"^(?:make|create|start|begin|set up|setup|add|new|open)\s+(?:me\s+|us\s+)?"
+            r"(?:a\s+|an\s+|another\s+)?(?:new\s+)?list\s+(?:called|named|for|titled)\s+"
+            r"(?P<name>[a-z0-9' -]+)$",
+        ),
+        ("create", r"^new list\s+(?P<name>[a-z0-9' -]+)$"),
+        (
+            "create",
+            r"^(?:make|create|start|begin|set up|setup|new)\s+(?:me\s+|us\s+)?"
+            r"(?:a\s+|an\s+|another\s+)(?:new\s+)?(?:(?P<name>[a-z0-9' -]+?)\s+)?list$",
+        ),
+        ("create", r"^new\s+(?P<name>[a-z0-9' -]+?)\s+list$"),
+        # clear ------------------------------------------------------------------
+        (
+            "clear",
+            r"^(?:clear|empty|wipe|reset|clean out|clear out|wipe out|empty out|scrap|trash|"
+            r"erase|delete|blank|bin)\s+(?:out\s+)?" + _REF + r"$",
+        ),
+        (
+            "clear",
+            r"^(?:delete|remove|erase|clear|take|get rid of|wipe|scrap|cross|tick)\s+"
+            r"(?:everything|all|all items|all the items|all the things|every item|the lot|"
+            r"all the stuff)\s+(?:on|from|off|off of|in|out of)\s+" + _REF + r"$",
+        ),
+        ("clear", r"^" + _REF + r"\s+(?:clear|clear it|empty|empty it|delete all|remove all)$"),
+        # untick (before tick: "mark eggs as not done") ---------------------------
+        (
+            "untick",
+            r"^(?:untick|uncheck|un tick|un check|uncross|un cross|unmark|un mark)\s+"
+            r"(?P<items>.+?)(?:\s+(?:on|from|in|off)\s+" + _REF + r")?$",
+        ),
+        (
+            "untick",
+            r"^mark\s+(?P<items>.+?)\s+as\s+(?:not done|undone|not bought|incomplete|"
+            r"not finished|unticked|not ticked|not completed|not complete|open)"
+            r"(?:\s+(?:on|in)\s+" + _REF + r")?$",
+        ),
+        # tick -------------------------------------------------------------------
+        (
+            "tick",
+            r"^(?:tick|cross|check|strike|mark)\s+off\s+(?P<items>.+?)"
+            r"(?:\s+(?:on|from|off|in|off of)\s+" + _REF + r")?$",
+        ),
+        (
+            "tick",
+            r"^(?:tick|cross|check|strike)\s+(?P<items>.+?)\s+off"
+            r"(?:\s+(?:(?:of|from|on|in)\s+)?" + _REF + r")?$",
+        ),
+        (
+            "tick",
+            r"^(?:cross|strike)\s+out\s+(?P<items>.+?)(?:\s+(?:on|from|in)\s+" + _REF + r")?$",
+        ),
+        (
+            "tick",
+            r"^mark\s+(?P<items>.+?)\s+(?:as\s+)?(?:done|complete|completed|finished|bought|"
+            r"purchased|got|gotten|ticked|ticked off|checked|checked off|crossed off|sorted)"
+            r"(?:\s+(?:on|in|from)\s+" + _REF + r")?$",
+        ),
+        ("tick", r"^tick\s+(?P<items>.+)\s+(?:on|from|in)\s+" + _REF + r"$"),
+        (
+            "tick",
+            r"^" + _REF + r"\s+(?:tick off|cross off|check off|tick|cross out|mark off)\s+"
+            r"(?P<items>.+)$",
+        ),
+        # remove -----------------------------------------------------------------
+        (
+            "remove",
+            r"^(?:take|get|knock|rub)\s+(?P<items>.+)\s+(?:off|off of|out of)\s+" + _REF + r"$",
+        ),
+        ("remove", r"^(?:take|get)\s+off\s+(?P<items>.+)\s+(?:from|of)\s+" + _REF + r"$"),
+        (
+            "remove",
+            r"^(?:remove|delete|drop|erase|scratch|ditch|bin|get rid of|lose)\s+(?P<items>.+)\s+"
+            r"(?:from|off|off of|on|out of)\s+" + _REF + r"$",
+        ),
+        (
+            "remove",
+            r"^" + _REF + r"\s+(?:remove|delete|take off|minus|drop|get rid of)\s+(?P<items>.+)$",
+        ),
+        # add --------------------------------------------------------------------
+        (
+            "add",
+            r"^" + _ADD_VERB + r"(?:\s+(?P<items>.+))?\s+(?:to|on|onto|on to|in|into)\s+"
+            + _REF + r"$",
+        ),
+        (
+            "add",
+            r"^(?:(?:to|on|onto|for)\s+)?" + _REF + r"\s+(?:add|put|plus|and)\s+(?P<items>.+)$",
+        ),
+        # read -------------------------------------------------------------------
+        (
+            "read",
+            r"^(?:what's|whats|what is|what are|what's still|whats still|what is still|"
+            r"what's left|whats left|what is left|what else is|what else have i got|"
+            r"what have i got|what have we got|what do i have|what do we have|what remains|"
+            r"anything|is there anything|is anything|is there anything else)\s+"
+            r"(?:left\s+|still\s+)?on\s+" + _REF + _WHEN + r"$",
+        ),
+        (
+            "read",
+            r"^(?:read|read out|read me|tell me|give me|show me|show|open|say|go through|"
+            r"run through|read back|recite|check)\s+(?:me\s+)?(?:out\s+)?"
+            r"(?:what's on\s+|whats on\s+|what is on\s+|the contents of\s+|the items on\s+|"
+            r"everything on\s+|what i have on\s+|what i've got on\s+)?"
+            + _REF + r"(?:\s+(?:to me|out|back|out loud|again))?$",
+        ),
+        (
+            "read",
+            r"^how many (?:items|things)\s+(?:are|do i have|have i got|is there|are there|"
+            r"do we have)\s+on\s+" + _REF + r"$",
+        ),
+        ("read", r"^how (?:long|big) is\s+" + _REF + r"$"),
+        (
+            "read",
+            r"^(?:do i have|have i got|do we have|is there|are there)\s+(?:anything|any items|"
+            r"stuff|things|any things)\s+on\s+" + _REF + r"$",
+        ),
+        ("read", r"^(?:is|are)\s+(?P<items>.+?)\s+(?:on|in)\s+" + _REF + r"$"),
+        ("read", r"^" + _REF + r"$"),
+    )
+)
+_SHOPPING_QUESTION = re.compile(
+    r"^what (?:do|else do|else should|should) (?:i|we) (?:need to|have to|got to|gotta|want to)?"
+    r"\s*(?:buy|get|pick up|grab|shop for)(?:\s+(?:at|from|in) the (?:shops?|stores?|"
+    r"supermarket|market|grocery store|grocers|grocer's))?(?:\s+(?:today|this week|later|"
+    r"tomorrow))?$"
+    r"|^what do (?:i|we) need from the (?:shops?|stores?|supermarket|market|grocery store)$"
+)
+
+
+def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
+    """A list command in `said`, or None. `utterance` (optional): the raw words with their
+    punctuation: a comma there splits items ("eggs, milk and bread") where `said` has none."""
+    text = _strip(normalize(said))
+    if not text or _OTHER_ROOM.search(text):
+        return None
+    if _SHOPPING_QUESTION.match(text):
+        return ListCommand("read", SHOPPING)
+    for action, pattern in _PATTERNS:
+        match = pattern.match(text)
+        if match is None:
+            continue
+        # A name that is no list name means this pattern misread the words ("delete bread
+        # from my list" is no list called "bread from my"): the next pattern may read them.
+        name = _name(match.groupdict())
+        if name is not None:
+            return _command(action, name, match, utterance or said)
+    return None
+
+
+def _strip(text: str) -> str:
+    text = " ".join(_FILLERS.sub(" ", text).split())
+    previous = None
+    while previous != text:
+        previous = text
+        text = _TRAILER.sub("", _PREAMBLE.sub("", text)).strip()
+    return text
+
+
+def _command(
+    action: str, name: str, match: re.Match[str], utterance: str
+) -> ListCommand | None:
+    groups = match.groupdict()
+    if action == "create":
+        return ListCommand("create", name)
+    span = (groups.get("items") or "").strip()
+    if action == "remove" and span in _EVERYTHING:
+        return ListCommand("clear", name)
+    if span.endswith(" back") and action == "add":
+        span = span[: -len(" back")]  # "put milk back on the list": back on it, once
+    items = split_items(span, list_name=name, breaks=comma_breaks(span, utterance))
+    if any(_OTHER_ITEM.match(i) for i in items):
+        return None  # "add a reminder to my list" is another room's word
+    if items and all(i in PRONOUNS or i in _EVERYTHING for i in items):
+        if not (groups.get("name") or groups.get("bare")) and action in ("tick", "untick"):
+            return None  # "mark it as done": not clearly about a list
+        items = []  # "add it to the list": which item is asked
+    return ListCommand(action, name, tuple(items))
+
+
+def _name(groups: dict[str, str | None]) -> str | None:
+    """The canonical list name ("" for an unnamed "the list"), None for a name that is not
+    a list (a playlist, a calendar)."""
+    said = groups.get("name") or groups.get("bare") or ""
+    if not said.strip():
+        return ""
+    return canonical_name(said)
+
+
+_COMMA = "qqcommaqq"  # a word normalize() keeps, standing for a comma
+
+
+def comma_breaks(span: str, utterance: str) -> frozenset[int]:
+    """The word indexes in `span` that a comma came before in the raw `utterance`."""
+    if "," not in utterance or not span:
+        return frozenset()
+    tokens = normalize(utterance.replace(",", f" {_COMMA} ")).split()
+    words = [t for t in tokens if t != _COMMA]
+    comma_before = set()
+    index = 0
+    for token in tokens:
+        if token == _COMMA:
+            comma_before.add(index)
+        else:
+            index += 1
+    wanted = span.split()
+    for start in range(len(words) - len(wanted), -1, -1):
+        if words[start : start + len(wanted)] == wanted:
+            return frozenset(k for k in range(1, len(wanted)) if start + k in comma_before)
+    return frozenset()
