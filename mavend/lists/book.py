@@ -197,6 +197,9 @@ def _add_items(
     already: list[ListItem] = []
     for item in items:
         same = _same_thing(current, item)
+        fresh_ids = {i.id for i in added}
+        if same is not None and same.id in fresh_ids and same.key != item.key:
+            same = None  # "a bag of carrots and a tin of carrots": two things, both kept
         if same is None:
             new = _insert(conn, list_id, item, now)
             added.append(new)

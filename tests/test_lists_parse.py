@@ -1,0 +1,228 @@
+"""parse_list_command: the phrasings of a list command, and everything that is not one.
+
+The parser is pure (no state): each case is the words as they reach it (normalized, the
+wake word gone) and the command they must become, or None.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mavend.lists import SHOPPING, TODO, ListCommand, parse_list_command
+from mavend.router.grammar import normalize
+
+
+def parsed(said: str, utterance: str = "") -> ListCommand | None:
+    return parse_list_command(normalize(said), utterance=utterance)
+
+
+@pytest.mark.parametrize(
+    ("said", "name", "items"),
+    [
+        ("add eggs and milk to the shopping list", SHOPPING, ("eggs", "milk")),
+        ("put bread on my list", "", ("bread",)),
+        ("shopping list add apples", SHOPPING, ("apples",)),
+        ("Can you add oat milk to my shopping list, please?", SHOPPING, ("oat milk",)),
+        ("add call the plumber to my to-do list", TODO, ("call the plumber",)),
+        ("stick batteries on the hardware store list", "hardware store", ("batteries",)),
+        ("um could you uh put some eggs on the grocery list", SHOPPING, ("eggs",)),
+        ("add a loaf of bread to the groceries list", SHOPPING, ("loaf of bread",)),
+        ("add two pints of milk to the list", "", ("two pints of milk",)),
+        ("pop tea bags on our list thanks", "", ("tea bags",)),
+        ("write down bin bags on the shopping list", SHOPPING, ("bin bags",)),
+        ("jot down sun cream on my packing list", "packing", ("sun cream",)),
+        ("add go to the gym to my todo list", TODO, ("go to the gym",)),
+        ("put pay the gas bill on the to do list", TODO, ("pay the gas bill",)),
+        ("to my to do list add book the dentist", TODO, ("book the dentist",)),
+        ("on the shopping list put yoghurt", SHOPPING, ("yoghurt",)),
+        ("add mac and cheese and milk to the list", "", ("mac and cheese", "milk")),
+        ("add salt and vinegar crisps to the list", "", ("salt and vinegar crisps",)),
+        ("add salt and pepper to the shopping list", SHOPPING, ("salt", "pepper")),
+        ("add fish and chips to my list", "", ("fish and chips",)),
+        ("put milk back on the list", "", ("milk",)),
+        ("add eggs milk and bread to my list", "", ("eggs milk", "bread")),
+        ("add sandpaper to my tasks", TODO, ("sandpaper",)),
+        ("add screws to my hardware list", "hardware", ("screws",)),
+    ],
+)
+def test_adds(said: str, name: str, items: tuple[str, ...]) -> None:
+    assert parsed(said) == ListCommand("add", name, items)
+
+
+def test_a_comma_in_the_raw_words_splits_items_the_normalized_text_runs_together() -> None:
+    raw = "Hey Mava, add eggs, milk and bread to the list."
+    said = "add eggs milk and bread to the list"
+    assert parse_list_command(said, utterance=raw) == ListCommand(
+        "add", "", ("eggs", "milk", "bread")
+    )
+    raw = "add oat milk, mac and cheese, and salt and pepper to my shopping list"
+    assert parse_list_command(normalize(raw), utterance=raw) == ListCommand(
+        "add", SHOPPING, ("oat milk", "mac and cheese", "salt", "pepper")
+    )
+
+
+def test_to_do_items_split_only_between_two_phrases() -> None:
+    assert parsed("add call mum and dad to my to do list") == ListCommand(
+        "add", TODO, ("call mum and dad",)
+    )
+    assert parsed("add pack the car and water the plants to the to-do list") == ListCommand(
+        "add", TODO, ("pack the car", "water the plants")
+    )
+
+
+@pytest.mark.parametrize(
+    "said", ["add to the list", "add it to my shopping list", "put that on the list"]
+)
+def test_an_add_without_an_item_is_still_a_list_command_with_no_items(said: str) -> None:
+    command = parsed(said)
+    assert command is not None and command.action == "add" and command.items == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "action", "name", "items"),
+    [
+        ("take milk off the list", "remove", "", ("milk",)),
+        ("remove eggs from the shopping list", "remove", SHOPPING, ("eggs",)),
+        ("delete bread from my list", "remove", "", ("bread",)),
+        ("get rid of the batteries from the hardware store list", "remove", "hardware store",
+         ("batteries",)),
+        ("shopping list remove apples", "remove", SHOPPING, ("apples",)),
+        ("take off eggs from the list", "remove", "", ("eggs",)),
+        ("tick off eggs", "tick", "", ("eggs",)),
+        ("cross milk off my shopping list", "tick", SHOPPING, ("milk",)),
+        ("mark call the plumber as done", "tick", "", ("call the plumber",)),
+        ("check off bread", "tick", "", ("bread",)),
+        ("tick the eggs off", "tick", "", ("eggs",)),
+        ("cross out the bin bags on the shopping list", "tick", SHOPPING, ("bin bags",)),
+        ("mark milk as bought", "tick", "", ("milk",)),
+        ("to do list tick off book the dentist", "tick", TODO, ("book the dentist",)),
+        ("untick eggs", "untick", "", ("eggs",)),
+        ("uncheck milk on the shopping list", "untick", SHOPPING, ("milk",)),
+        ("mark the plumber as not done", "untick", "", ("plumber",)),
+    ],
+)
+def test_removes_and_ticks(said: str, action: str, name: str, items: tuple[str, ...]) -> None:
+    assert parsed(said) == ListCommand(action, name, items)
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("what's on my shopping list", SHOPPING),
+        ("read me my to do list", TODO),
+        ("what do i need to buy", SHOPPING),
+        ("whats on the list", ""),
+        ("what's left on my to-do list", TODO),
+        ("what is on the hardware store list right now", "hardware store"),
+        ("tell me what's on the grocery list", SHOPPING),
+        ("read out my packing list", "packing"),
+        ("what do we need from the shops", SHOPPING),
+        ("is there anything on my shopping list", SHOPPING),
+        ("how many items are on my shopping list", SHOPPING),
+        ("my shopping list", SHOPPING),
+        ("the list", ""),
+    ],
+)
+def test_reads(said: str, name: str) -> None:
+    command = parsed(said)
+    assert command == ListCommand("read", name)
+    assert command.is_question
+
+
+def test_is_x_on_the_list_asks_about_that_item() -> None:
+    assert parsed("is milk on my shopping list") == ListCommand("read", SHOPPING, ("milk",))
+
+
+@pytest.mark.parametrize(
+    "said", ["what lists do i have", "which lists have i got", "show me my lists", "my lists"]
+)
+def test_which_lists(said: str) -> None:
+    command = parsed(said)
+    assert command == ListCommand("lists") and command.is_question
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("clear the shopping list", SHOPPING),
+        ("empty my to-do list", TODO),
+        ("delete everything on my list", ""),
+        ("take everything off the list", ""),
+        ("remove all the items from the hardware store list", "hardware store"),
+        ("wipe the packing list", "packing"),
+        ("clear out my grocery list", SHOPPING),
+    ],
+)
+def test_clears(said: str, name: str) -> None:
+    command = parsed(said)
+    assert command == ListCommand("clear", name)
+    assert not command.is_question
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("make a new list called hardware store", "hardware store"),
+        ("start a packing list", "packing"),
+        ("create a list for the party", "party"),
+        ("set up a new camping list", "camping"),
+        ("make a list", ""),
+    ],
+)
+def test_creates(said: str, name: str) -> None:
+    assert parsed(said) == ListCommand("create", name)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # reminders and timers
+        "remind me to add milk to the list at 5",
+        "remind me to buy eggs tomorrow",
+        "set a reminder to check the shopping list at six",
+        "set a timer for ten minutes",
+        "add a reminder to my list",
+        "mark it as done",
+        # notes and memories
+        "note that the shopping list is on the fridge",
+        "make a note to add milk to the shopping list",
+        "remember that the list is in the drawer",
+        "take a note the plumber comes on monday",
+        # facts the user logs
+        "i bought milk",
+        "i added eggs to the list",
+        "i've put the list on the fridge",
+        # negations
+        "don't add milk to the list",
+        "do not clear the shopping list",
+        "never mind the shopping list",
+        # questions that are not list commands
+        "what did i put on my list yesterday",
+        "did i add eggs to the list",
+        "when did i last clear the shopping list",
+        "what's on tv tonight",
+        "what's on my calendar today",
+        "what do i need to do today",
+        "should i add milk to the list",
+        # acts and other rooms' lists
+        "add this song to my playlist",
+        "put the kettle on",
+        "add oil to the car",
+        "turn the volume up",
+        "lock the screen",
+        "check the weather",
+        "delete the last note",
+        "remove the reminder about the dentist",
+        "add an appointment to my calendar",
+        "play my workout playlist",
+        "list my reminders",
+        "what reminders do i have",
+        # chat
+        "tell me a joke",
+        "what's the time",
+        "hello",
+        "",
+    ],
+)
+def test_not_list_commands(said: str) -> None:
+    assert parsed(said) is None
