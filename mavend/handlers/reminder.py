@@ -1,95 +1,95 @@
-"""reminder: set one (timers are reminders), and list, cancel or snooze them by voice.
+"""reminder: set one (once or repeating; alarms and timers are reminders), and list,
+cancel, skip, move, rename or snooze them by voice.
 
 The router resolves the time phrase to an absolute, timezone-aware time; only
 that time is stored. A time in the past, or none at all, is a question, never a
-guess. Setting a reminder writes the shared database: the daemon schedules it
-(now if it runs, at its next start otherwise).
+guess. A repeat ("every monday") is read by mavend.recurrence into an RRULE; the row's
+fire time is then always its next occurrence. Setting a reminder writes the shared
+database: the daemon schedules it (now if it runs, at its next start otherwise).
+
+Managing one by voice: `reminder_commands.parse_command` reads the words (before the
+router), `reminder_find` finds the reminder they point at ("it" = the session's focus),
+kitchen timers are `timers.TimerCommands`. Two matches are asked about, never guessed;
+a bulk cancel asks first (handlers.confirm) and cancels exactly what it asked about.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import date, datetime, time
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from typing import Any
 
-from rapidfuzz import fuzz, process
-
+from mavend.errors import MavendError
 from mavend.handlers.common import (
     HandlerContext,
     Outcome,
     Reply,
     TurnContext,
     human_duration,
-    human_list,
 )
+from mavend.handlers.confirm import Confirmations
+from mavend.handlers.reminder_commands import ReminderCommand, duration_of, parse_command
+from mavend.handlers.reminder_find import (
+    ReminderFinder,
+    described,
+    label,
+    of_kind,
+    which_one,
+)
+from mavend.handlers.timers import TimerCommands, asked_seconds
+from mavend.recurrence import SpokenSeries, parse_series
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
-from mavend.router.slots import first_number
-from mavend.router.timeparse import find_time
+from mavend.router.slots import reminder_task
+from mavend.router.timeparse import resolve_time
+from mavend.router.timeparse.clocks import ALARM_RE
 from mavend.scheduler import Reminder, spoken_time
+from mavend.scheduler.edits import check_text
 
-_NOUN = r"(?:reminders?|timers?|alarms?)"
-_LIST = re.compile(
-    rf"^(?:(?:list|show|read|tell me)(?: me)?(?: all)?(?: of)?(?: my| the)?(?: pending| upcoming)? "
-    rf"{_NOUN}|what {_NOUN} (?:do i have|are (?:set|there|pending))|"
-    rf"(?:what are|which are) (?:my|the)(?: pending| upcoming)? {_NOUN}|(?:do i have|are there) "
-    rf"any {_NOUN}(?: set)?)$"
-)
-_CANCEL = re.compile(
-    rf"^(?:cancel|delete|remove|clear|drop|turn off|stop)(?P<all> all)?(?: of)?(?: my| the| that)? "
-    rf"(?P<noun>{_NOUN})(?: (?:to|about|for|that|at))?(?: (?P<what>.+))?$"
-)
-_SNOOZE = re.compile(
-    rf"^snooze(?: (?:it|that|this|(?:my|the|that) {_NOUN}))?"
-    r"(?: (?:for|by) (?P<amount>[\w ]+?) minutes?)?$"
-)
+__all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "stated_time"]
+
+CANCEL_OP = "reminders.cancel"
+_MERIDIEM = re.compile(r"\b(?:am|pm|a m|p m|morning|evening|night|tonight|afternoon|noon)\b|\d\d:")
+_NOUNS = {"timer": ("timer", "timers"), "alarm": ("alarm", "alarms"),
+          "reminder": ("reminder", "reminders"), "": ("reminder", "reminders")}
 
 
-@dataclass(frozen=True)
-class ReminderCommand:
-    action: str  # list | cancel | snooze
-    what: str = ""
-    everything: bool = False
-    kind: str = ""  # "timer" when the user said timer
-    minutes: int | None = None
+def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
+    """spoken_time with the date wherever a wrong guess could hide: '10:00 on Friday 4
+    December'; with `dated`, today and tomorrow too ('06:30 tomorrow, Thursday 3 December')."""
+    moment = moment.astimezone(now.tzinfo)
+    spoken = spoken_time(moment, now)
+    days = (moment.date() - now.date()).days
+    if 1 < days < 7:
+        return f"{spoken} {moment.day} {moment:%B}"
+    if dated and days in (0, 1):
+        return f"{spoken} ({moment:%A} {moment.day} {moment:%B})"
+    return spoken
 
 
-def parse_command(text: str) -> ReminderCommand | None:
-    """A spoken reminder-management command, or None. Exact patterns only."""
-    said = normalize(text)
-    if _LIST.match(said):
-        return ReminderCommand("list")
-    if match := _CANCEL.match(said):
-        kind = "timer" if match["noun"].startswith("timer") else ""
-        return ReminderCommand(
-            "cancel", what=(match["what"] or "").strip(), everything=bool(match["all"]), kind=kind
-        )
-    if match := _SNOOZE.match(said):
-        minutes = first_number(match["amount"]) if match["amount"] else None
-        return ReminderCommand("snooze", minutes=minutes)
-    return None
-
-
-def _asked_seconds(decision: Decision, fire_at: datetime, now: datetime) -> float:
-    """The timer's length as the user said it: the fire time was fixed when the words were
-    heard, so by the reply a "5 second" timer has ~4 s left. The spoken span is re-read
-    (find_time) and used when it agrees with the fire time to within the turn's delay."""
-    left = (fire_at - now).total_seconds()
-    found = find_time(decision.utterance, now)
-    if found is None or found.duration is None:
-        return left
-    asked = found.duration.total_seconds()
-    return asked if 0 <= asked - left <= 30 else left
+def _session(context: TurnContext | None) -> str:
+    return context.session if context is not None else ""
 
 
 class ReminderHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
+        self.finder = ReminderFinder(ctx)
+        self.timers = TimerCommands(ctx, self.finder)
 
+    # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
+        now = self.ctx.now()
+        said = normalize(decision.utterance)
+        alarm = bool(ALARM_RE.search(said))
+        kind = "timer" if re.search(r"\btimers?\b", said) else ("alarm" if alarm else "reminder")
+        if kind != "timer":
+            spoken = parse_series(decision.utterance, now, alarm=alarm)
+            if spoken is not None:
+                return self._set_series(spoken, kind, context, now)
         if decision.clarify is not None:
             return Reply(decision.clarify.question, Outcome.ASKED)
-        now = self.ctx.now()
         when = decision.slots.time if decision.slots.has_time else None
         if when is None:
             return Reply("When should I remind you?", Outcome.ASKED)
@@ -98,48 +98,120 @@ class ReminderHandler:
                 f"{spoken_time(when, now)} has already passed. When should I remind you?",
                 Outcome.ASKED,
             )
-        said = normalize(decision.utterance)
-        kind = "timer" if re.search(r"\btimers?\b", said) else "reminder"
         text = decision.slots.text.strip()
         if kind == "timer" and not text:
             text = f"timer for {human_duration((when - now).total_seconds())}"
         elif not text:
-            text = "alarm" if re.search(r"\b(?:alarm|wake me)\b", said) else "reminder"
+            text = "alarm" if alarm else "reminder"
+        try:
+            text = check_text(text)
+        except MavendError as exc:
+            return Reply(f"{exc} Nothing was set.", Outcome.REFUSED)
         origin = context.satellite if context is not None and context.satellite else None
         reminder = self.ctx.reminders.add(text, when, now=now, kind=kind, origin=origin)
-        self.ctx.on_reminders_changed()
+        self._changed(context, reminder)
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind}
         if kind == "timer":
-            left = human_duration(_asked_seconds(decision, reminder.fire_at, now))
+            left = human_duration(asked_seconds(decision.utterance, reminder.fire_at, now))
             return Reply(f"Timer set for {left}, until {reminder.fire_at:%H:%M:%S}.", data=data)
+        if kind == "alarm":
+            about = "" if text == "alarm" else f" ({text})"
+            return Reply(
+                f"Alarm set{about} for {stated_time(reminder.fire_at, now, dated=True)}.",
+                data=data,
+            )
         about = _about(text)
         return Reply(
             f"OK, I'll remind you{' ' + about if about else ''} at "
-            f"{spoken_time(reminder.fire_at, now)}.",
+            f"{stated_time(reminder.fire_at, now)}.",
             data=data,
         )
 
-    # list, cancel, snooze -----------------------------------------------
-    def command(self, command: ReminderCommand) -> Reply:
-        if command.action == "list":
-            return self.list()
-        if command.action == "cancel":
-            return self.cancel(command)
-        return self.snooze(command)
+    def _set_series(
+        self, spoken: SpokenSeries, kind: str, context: TurnContext | None, now: datetime
+    ) -> Reply:
+        if spoken.series is None:
+            return Reply(spoken.error, Outcome.REFUSED)
+        text = reminder_task(spoken.rest, spoken.clock_phrase)
+        text = text or ("alarm" if kind == "alarm" else "")
+        if not text:
+            return Reply("What should I remind you of? Nothing was set.", Outcome.ASKED)
+        try:
+            text = check_text(text)
+        except MavendError as exc:
+            return Reply(f"{exc} Nothing was set.", Outcome.REFUSED)
+        origin = context.satellite if context is not None and context.satellite else None
+        reminder = self.ctx.reminders.add(
+            text, spoken.series.start, now=now, kind=kind, origin=origin, series=spoken.series
+        )
+        self._changed(context, reminder)
+        rule = spoken.series.describe()
+        first = stated_time(reminder.fire_at, now, dated=True)
+        data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind,
+                "rule": spoken.series.rule}
+        if kind == "alarm":
+            return Reply(f"Alarm set {rule}; the first is at {first}.", data=data)
+        about = _about(text)
+        return Reply(
+            f"OK, I'll remind you{' ' + about if about else ''} {rule}; the first is at {first}.",
+            data=data,
+        )
 
-    def list(self, day: date | None = None) -> Reply:
+    def _changed(self, context: TurnContext | None, reminder: Reminder) -> None:
+        self.finder.set_focus(_session(context), reminder)
+        self.ctx.on_reminders_changed()
+
+    # commands ------------------------------------------------------------
+    def confirmed(self, op: str, pending: Mapping[str, Any]) -> Reply:
+        """A yes to a question this handler asked (handlers.confirm): a bulk cancel."""
+        if op != CANCEL_OP:
+            return Reply("That question has lapsed; ask again.", Outcome.REFUSED)
+        ids = [int(i) for i in pending.get("ids") or []]
+        cancelled = self.ctx.reminders.cancel_many(ids)
+        self.ctx.on_reminders_changed()
+        noun = _NOUNS.get(str(pending.get("kind") or ""), _NOUNS[""])
+        if not cancelled:
+            return Reply(f"Those {noun[1]} had already gone; nothing to cancel.")
+        what = f"1 {noun[0]}" if len(cancelled) == 1 else f"{len(cancelled)} {noun[1]}"
+        return Reply(f"Cancelled {what}.", data={"cancelled": cancelled})
+
+    def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
+        session = _session(context)
+        try:
+            return self._command(command, context, session)
+        except MavendError as exc:
+            return Reply(f"Sorry, {exc}; nothing was changed.", Outcome.REFUSED)
+
+    def _command(
+        self, command: ReminderCommand, context: TurnContext | None, session: str
+    ) -> Reply:
+        action = command.action
+        if action == "list":
+            return self.list(kind=command.kind if command.kind != "reminder" else "")
+        if action == "snooze":
+            return self.snooze(command, session)
+        if action in TimerCommands.ACTIONS:
+            return self.timers.run(command, context)
+        if action == "cancel" and command.everything:
+            return self._cancel_all(command, session)
+        return self._one(command, session)
+
+    def list(self, day: date | None = None, *, kind: str = "") -> Reply:
         """The pending reminders; only those of `day` when a question named one."""
-        pending = self.ctx.reminders.pending()
+        pending = of_kind(self.ctx.reminders.active(), kind)
         now = self.ctx.now()
         when = ""
         if day is not None:
             pending = [r for r in pending if r.fire_at.astimezone(now.tzinfo).date() == day]
             when = " " + _day_words(day, now)
+        singular, plural = _NOUNS[kind]
         if not pending:
-            return Reply(f"You have no reminders{when}." if when else "You have no reminders set.")
-        items = [f"{_label(r)} at {spoken_time(r.fire_at, now)}" for r in pending[:10]]
+            if not (when or kind):
+                return Reply("You have no reminders set.")
+            return Reply(f"You have no {plural}{when}.")
+        items = [described(r, now) for r in pending[:10]]
         more = f", and {len(pending) - 10} more" if len(pending) > 10 else ""
-        noun = "reminder" if len(pending) == 1 else "reminders"
+        noun = singular if len(pending) == 1 else plural
         # Read aloud, a list is summarised: the count and the next one.
         spoken = f"You have {len(pending)} {noun}{when}; the next is {items[0]}."
         return Reply(
@@ -148,45 +220,167 @@ class ReminderHandler:
             spoken=spoken if len(pending) > 1 else "",
         )
 
-    def cancel(self, command: ReminderCommand) -> Reply:
-        pending = self.ctx.reminders.pending()
-        if command.kind == "timer":
-            pending = [r for r in pending if r.kind == "timer"] or pending
-        if not pending:
-            return Reply("There are no reminders to cancel.")
-        if command.everything:
-            chosen = pending
-        elif command.what:
-            chosen = _best_match(pending, command.what)
-            if not chosen:
+    def _cancel_all(self, command: ReminderCommand, session: str) -> Reply:
+        chosen = of_kind(self.ctx.reminders.active(), command.kind)
+        plural = _NOUNS[command.kind][1]
+        if not chosen:
+            return Reply(f"You have no {plural}.")
+        question = (
+            f"Cancel {label(chosen[0])}?" if len(chosen) == 1
+            else f"Cancel all {len(chosen)} {plural}?"
+        )
+        ids = [r.id for r in chosen]
+        return Confirmations(self.ctx).ask(
+            session, CANCEL_OP, {"ids": ids, "kind": command.kind}, question,
+            room="reminders", data={"ids": ids},
+        )
+
+    def _one(self, command: ReminderCommand, session: str) -> Reply:
+        """cancel, skip, move, shift, rename: one reminder, found by its words or "it"."""
+        now = self.ctx.now()
+        candidates = of_kind(self.ctx.reminders.active(), command.kind)
+        singular, plural = _NOUNS[command.kind]
+        if not candidates:
+            if command.pronoun and command.action == "cancel" and not self.ctx.reminders.active():
+                return Reply("There's nothing to cancel.")
+            return Reply(f"You have no {plural} set.")
+        found = self.finder.find(candidates, command.what, pronoun=command.pronoun, session=session)
+        if found.chosen is None:
+            if not found.matches:
+                listed = "; ".join(described(r, now) for r in candidates[:5])
                 return Reply(
-                    f"I found no reminder about {command.what}. You have: "
-                    f"{human_list([_label(r) for r in pending])}.",
+                    f"I found no {singular} like {_plain(command.what)}. You have: {listed}.",
                     Outcome.ASKED,
                 )
-        elif len(pending) == 1:
-            chosen = pending
-        else:
-            now = self.ctx.now()
-            options = [f"{_label(r)} at {spoken_time(r.fire_at, now)}" for r in pending[:5]]
-            return Reply(f"Which one? You have: {'; '.join(options)}.", Outcome.ASKED)
-        for reminder in chosen:
-            self.ctx.reminders.cancel(reminder.id)
-        self.ctx.on_reminders_changed()
-        what = _label(chosen[0]) if len(chosen) == 1 else f"{len(chosen)} reminders"
-        return Reply(f"Cancelled {what}.", data={"cancelled": [r.id for r in chosen]})
+            return Reply(which_one(found.matches, now), Outcome.ASKED)
+        reminder = found.chosen
+        if command.action == "cancel":
+            return self._cancel(reminder, session)
+        if command.action == "skip":
+            return self._skip(reminder, session)
+        if command.action == "rename":
+            return self._rename(reminder, command.text, session)
+        return self._move(reminder, command, session, now)
 
-    def snooze(self, command: ReminderCommand) -> Reply:
+    def _cancel(self, reminder: Reminder, session: str) -> Reply:
+        self.ctx.reminders.cancel(reminder.id)
+        self.ctx.on_reminders_changed()
+        data = {"cancelled": [reminder.id]}
+        if reminder.series is not None:
+            return Reply(
+                f"Cancelled {label(reminder)}: the whole series ({reminder.series.describe()}).",
+                data=data,
+            )
+        return Reply(f"Cancelled {label(reminder)}.", data=data)
+
+    def _skip(self, reminder: Reminder, session: str) -> Reply:
+        now = self.ctx.now()
+        if reminder.series is None:
+            return self._cancel(reminder, session)
+        skipped = stated_time(reminder.fire_at, now, dated=True)
+        after = self.ctx.reminders.skip_next(reminder.id)
+        self._changed_by_id(session, after)
+        if after.status != "pending":
+            return Reply(
+                f"Skipped {label(reminder)} at {skipped}; that was the last one, so the series"
+                " has ended.",
+                data={"reminder_id": after.id},
+            )
+        return Reply(
+            f"Skipped {label(reminder)} at {skipped}; the series goes on, next at "
+            f"{stated_time(after.fire_at, now, dated=True)}.",
+            data={"reminder_id": after.id, "fire_at": after.due},
+        )
+
+    def _rename(self, reminder: Reminder, text: str, session: str) -> Reply:
+        renamed = self.ctx.reminders.rename(reminder.id, text)
+        self._changed_by_id(session, renamed)
+        return Reply(
+            f"Renamed {label(reminder)} to {renamed.text}; it is still at "
+            f"{stated_time(renamed.fire_at, self.ctx.now())}.",
+            data={"reminder_id": renamed.id, "text": renamed.text},
+        )
+
+    def _move(
+        self, reminder: Reminder, command: ReminderCommand, session: str, now: datetime
+    ) -> Reply:
+        if command.action == "shift":
+            when = reminder.fire_at + timedelta(seconds=command.seconds)
+        else:
+            when = _new_time(reminder, command.when, now)
+            if when is None:
+                return Reply(
+                    f"I couldn't tell what time {_plain(command.when)} is; nothing was changed.",
+                    Outcome.ASKED,
+                )
+        if when <= now:
+            return Reply(
+                f"{stated_time(when, now)} has already passed, so {label(reminder)} stays at "
+                f"{stated_time(reminder.fire_at, now)}.",
+                Outcome.REFUSED,
+            )
+        moved = self.ctx.reminders.move(reminder.id, when, now=now)
+        self._changed_by_id(session, moved)
+        data = {"reminder_id": moved.id, "fire_at": moved.due}
+        at = stated_time(moved.fire_at, now, dated=True)
+        if reminder.series is not None and moved.id != reminder.id:
+            return Reply(
+                f"Moved the next {label(reminder)} to {at}; the series goes on "
+                f"({reminder.series.describe()}).",
+                data=data,
+            )
+        return Reply(f"Moved {label(reminder)} to {at}.", data=data)
+
+    def _changed_by_id(self, session: str, reminder: Reminder) -> None:
+        self.finder.set_focus(session, reminder)
+        self.ctx.on_reminders_changed()
+
+    def snooze(self, command: ReminderCommand, session: str = "") -> Reply:
         firing = self.ctx.reminders.last_fired()
         if firing is None:
             return Reply("There is no reminder to snooze.")
         minutes = command.minutes or self.ctx.settings.reminders.snooze_minutes
         reminder = self.ctx.reminders.snooze(firing.reminder.id, minutes, now=self.ctx.now())
-        self.ctx.on_reminders_changed()
+        self._changed_by_id(session, reminder)
+        amount = f"{minutes:g} minutes" if minutes != 1 else "1 minute"
+        data = {"reminder_id": reminder.id, "fire_at": reminder.due}
+        if firing.reminder.series is not None:
+            return Reply(
+                f"Snoozed {label(reminder)} for {amount}, until {reminder.fire_at:%H:%M}; the "
+                f"series goes on ({firing.reminder.series.describe()}).",
+                data=data,
+            )
         return Reply(
-            f"Snoozed {_label(reminder)} for {minutes} minutes, until {reminder.fire_at:%H:%M}.",
-            data={"reminder_id": reminder.id, "fire_at": reminder.due},
+            f"Snoozed {label(reminder)} for {amount}, until {reminder.fire_at:%H:%M}.", data=data
         )
+
+
+def _new_time(reminder: Reminder, phrase: str, now: datetime) -> datetime | None:
+    """Where "move it to PHRASE" puts it: a clock alone keeps the reminder's day (and
+    takes the 12-hour reading nearest its old time); a day alone keeps its clock."""
+    if (length := duration_of(phrase)) is not None and phrase.strip().startswith("in "):
+        return now + length
+    found = resolve_time(phrase, now)
+    if found is None:
+        return None
+    old = reminder.fire_at.astimezone(now.tzinfo)
+    when = found.when.astimezone(now.tzinfo)
+    if found.kind == "date":
+        return datetime.combine(when.date(), old.time(), tzinfo=now.tzinfo)
+    if found.kind == "time":
+        day = old.date()
+        options = [datetime.combine(day, time(when.hour, when.minute), tzinfo=now.tzinfo)]
+        said = normalize(phrase)
+        if not _MERIDIEM.search(said):
+            other = (when.hour + 12) % 24
+            options.append(datetime.combine(day, time(other, when.minute), tzinfo=now.tzinfo))
+        future = [o for o in options if o > now] or options
+        return min(future, key=lambda o: abs((o - old).total_seconds()))
+    return when
+
+
+def _plain(what: str) -> str:
+    return f'"{what.strip()[:60]}"' if what.strip() else "that"
 
 
 def _about(text: str) -> str:
@@ -202,16 +396,3 @@ def _day_words(day: date, now: datetime) -> str:
     noon = datetime.combine(day, time(12), tzinfo=now.tzinfo)
     return spoken_time(noon, now).removeprefix("12:00 ")
 
-
-def _label(reminder: Reminder) -> str:
-    return reminder.text if reminder.kind != "timer" else f"the {reminder.text}"
-
-
-def _best_match(pending: list[Reminder], what: str) -> list[Reminder]:
-    found = process.extractOne(
-        normalize(what),
-        {r.id: normalize(r.text) for r in pending},
-        scorer=fuzz.token_set_ratio,
-        score_cutoff=70,
-    )
-    return [r for r in pending if found and r.id == found[2]]

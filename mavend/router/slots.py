@@ -26,6 +26,7 @@ from mavend.router.decision import Intent, Slots
 from mavend.router.grammar import normalize
 from mavend.router.numbers import TEENS, TENS, UNITS
 from mavend.router.timeparse import TimeResolution, find_time, resolve_time
+from mavend.router.timeparse.clocks import ALARM_RE
 
 SYSTEM_COMMANDS: dict[str, str] = {
     "stop": "stop talking or stop what is running",
@@ -129,7 +130,9 @@ class SlotExtractor:
         # comes after the resolver's own search: on the dev file's reminders the LLM's
         # phrase covered the source's time words less often (51/71 against 61/71,
         # bench/llm_jobs.py), so it is used only when the resolver finds no time at all.
-        if hints.time_from_grammar:
+        # An alarm or a wake-up call reads a bare hour as a morning; only the whole
+        # utterance carries those words ("wake me up {when}": the phrase alone does not).
+        if hints.time_from_grammar and not ALARM_RE.search(normalize(text)):
             return self._time_from_hints(text, now, hints) or self._find(text, now)
         return self._find(text, now) or self._time_from_hints(text, now, hints)
 
@@ -249,6 +252,11 @@ def _slot_question(act: ActSpec, name: str, slot: ActSlot) -> str:
     if slot.type == "int":
         return f"To {what}, which {name}, from {slot.min} to {slot.max}?"
     return f"To {what}, which {name}?"
+
+
+def reminder_task(text: str, time_phrase: str) -> str:
+    """What to be reminded of: the words once the time phrase and the lead are cut."""
+    return _reminder_task(text, time_phrase)
 
 
 def _reminder_task(text: str, time_phrase: str) -> str:

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from mavend.errors import MavendError, NotFoundError
+from mavend.recurrence import Series
+from mavend.scheduler.edits import ReminderEdits
 from mavend.store import Store, iso, parse_iso
 
 log = logging.getLogger(__name__)
@@ -43,10 +45,17 @@ class Reminder:
     snoozes: int
     created_at: datetime
     origin: str | None = None  # the satellite it was set from; None: this box
+    series: Series | None = None  # a repeating one: its rule and first occurrence
+    name: str | None = None  # a kitchen timer's name ("pasta")
+    paused_left: float | None = None  # a paused timer: the seconds it had left
 
     @property
     def job_id(self) -> str:
         return f"{JOB_PREFIX}{self.id}"
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_left is not None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +67,11 @@ class Reminder:
             "snoozes": self.snoozes,
             "created_at": iso(self.created_at),
             "origin": self.origin,
+            "rule": self.series.rule if self.series else None,
+            "rule_start": iso(self.series.start) if self.series else None,
+            "repeats": self.series.describe() if self.series else None,
+            "name": self.name,
+            "paused_left": self.paused_left,
         }
 
 
@@ -72,14 +86,25 @@ class Firing:
     attempts: int
 
 
+# A firing still to show or act on: a one-off's latest (neither snoozed nor cancelled
+# since), or any occurrence of a series that goes on (or ended on that occurrence).
+_SHOWABLE = (
+    "((r.status = 'fired' AND r.fire_at = f.due)"
+    " OR (r.rule IS NOT NULL AND r.status = 'pending'))"
+)
+
+
 def _tz_name(tz: tzinfo) -> str:
     return getattr(tz, "key", None) or str(tz)
 
 
-class ReminderBook:
+class ReminderBook(ReminderEdits):
     """Reads and writes reminders; safe to use from any process or thread."""
 
-    _COLUMNS = "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin"
+    _COLUMNS = (
+        "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin,"
+        " r.rule, r.rule_start, r.name, r.paused_left"
+    )
 
     def __init__(self, store: Store, tz: tzinfo):
         self.store, self.tz = store, tz
@@ -93,20 +118,43 @@ class ReminderBook:
         now: datetime,
         kind: str = "reminder",
         origin: str | None = None,
+        series: Series | None = None,
+        name: str | None = None,
     ) -> Reminder:
+        """A new pending reminder; a `series` fires first at its start (`fire_at` is
+        ignored then: a series' fire time is always its next occurrence)."""
         if fire_at.tzinfo is None:
             raise ValueError("a reminder's fire time must be timezone-aware")
+        if series is not None:
+            fire_at = series.start
         fire_at = fire_at.astimezone(self.tz).replace(microsecond=0)
         with self.store.write("saving the reminder") as conn:
-            cursor = conn.execute(
-                "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
-                    origin,
-                ),
-            )
-            return self._get(conn, int(cursor.lastrowid or 0))
+            return self._insert(conn, text, fire_at, now=now, kind=kind, origin=origin,
+                                series=series, name=name)
+
+    def _insert(
+        self,
+        conn: sqlite3.Connection,
+        text: str,
+        fire_at: datetime,
+        *,
+        now: datetime,
+        kind: str,
+        origin: str | None,
+        series: Series | None = None,
+        name: str | None = None,
+        snoozes: int = 0,
+    ) -> Reminder:
+        cursor = conn.execute(
+            "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin,"
+            " rule, rule_start, name, snoozes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
+                origin, series.rule if series else None,
+                iso(series.start) if series else None, name, snoozes,
+            ),
+        )
+        return self._get(conn, int(cursor.lastrowid or 0))
 
     def cancel(self, reminder_id: int) -> Reminder:
         with self.store.write("cancelling the reminder") as conn:
@@ -129,20 +177,36 @@ class ReminderBook:
             if reminder.status == Status.CANCELLED:
                 raise MavendError(f"reminder {reminder_id} was cancelled; set a new one instead")
             when = (now + timedelta(minutes=minutes)).astimezone(self.tz).replace(microsecond=0)
-            used = {
-                r[0]
-                for r in conn.execute(
-                    "SELECT due FROM firings WHERE reminder_id = ?", (reminder_id,)
+            if reminder.series is not None:
+                # An occurrence of a series: its snooze is a one-off copy, the series goes
+                # on; the occurrence counts as seen (it is not shown again).
+                conn.execute(
+                    "UPDATE firings SET delivered_at = COALESCE(delivered_at, ?)"
+                    " WHERE reminder_id = ?",
+                    (iso(now.astimezone(self.tz)), reminder_id),
                 )
-            }
-            while iso(when) in used:  # a due time fires once: never reuse one
-                when += timedelta(seconds=1)
+                return self._insert(
+                    conn, reminder.text, when, now=now, kind=reminder.kind,
+                    origin=reminder.origin, name=reminder.name, snoozes=1,
+                )
+            when = self._free_due(conn, reminder_id, when)
             conn.execute(
                 "UPDATE reminders SET fire_at = ?, fire_ts = ?, status = 'pending',"
-                " snoozes = snoozes + 1 WHERE id = ?",
+                " snoozes = snoozes + 1, paused_left = NULL WHERE id = ?",
                 (iso(when), when.timestamp(), reminder_id),
             )
             return self._get(conn, reminder_id)
+
+    @staticmethod
+    def _free_due(conn: sqlite3.Connection, reminder_id: int, when: datetime) -> datetime:
+        """`when`, or the first second after it that this reminder has not fired at."""
+        used = {
+            r[0] for r in conn.execute("SELECT due FROM firings WHERE reminder_id = ?",
+                                       (reminder_id,))
+        }
+        while iso(when) in used:  # a due time fires once: never reuse one
+            when += timedelta(seconds=1)
+        return when
 
     def mark_done(self, reminder_id: int) -> Reminder:
         with self.store.write("acknowledging the reminder") as conn:
@@ -161,6 +225,31 @@ class ReminderBook:
             )
             return cursor.rowcount == 1
 
+    def catch_up(
+        self, reminder_id: int, due: str, *, now: datetime, grace_s: float
+    ) -> Reminder | None:
+        """A series whose occurrence `due` is older than the grace: its occurrences older
+        than the grace are skipped; it moves to the first one within the grace (which
+        then fires once, late) or else to the next future one. None when it changed
+        since (or is no series); a series with no occurrence left is marked missed."""
+        with self.store.write("moving a series past missed occurrences") as conn:
+            reminder = self._get(conn, reminder_id)
+            if reminder.series is None or reminder.status != Status.PENDING or reminder.due != due:
+                return None
+            nxt = reminder.series.after(now - timedelta(seconds=grace_s))
+            if nxt is None:
+                conn.execute("UPDATE reminders SET status = 'missed' WHERE id = ?", (reminder_id,))
+            else:
+                self._set_fire_at(conn, reminder_id, nxt)
+            return self._get(conn, reminder_id)
+
+    def _set_fire_at(self, conn: sqlite3.Connection, reminder_id: int, when: datetime) -> None:
+        when = when.astimezone(self.tz).replace(microsecond=0)
+        conn.execute(
+            "UPDATE reminders SET fire_at = ?, fire_ts = ? WHERE id = ?",
+            (iso(when), when.timestamp(), reminder_id),
+        )
+
     def fire(self, reminder_id: int, due: str, *, now: datetime, late: bool) -> Firing | None:
         """Record that the reminder fired at `due`: once, or None if it already did.
 
@@ -169,9 +258,14 @@ class ReminderBook:
         """
         with self.store.write("recording a fired reminder") as conn:
             row = conn.execute(
-                "SELECT status, fire_at FROM reminders WHERE id = ?", (reminder_id,)
+                "SELECT status, fire_at, paused_left FROM reminders WHERE id = ?", (reminder_id,)
             ).fetchone()
-            if row is None or row["status"] != Status.PENDING or row["fire_at"] != due:
+            if (
+                row is None
+                or row["status"] != Status.PENDING
+                or row["fire_at"] != due
+                or row["paused_left"] is not None
+            ):
                 return None
             try:
                 conn.execute(
@@ -180,7 +274,14 @@ class ReminderBook:
                 )
             except sqlite3.IntegrityError:  # this due time already fired
                 return None
-            conn.execute("UPDATE reminders SET status = 'fired' WHERE id = ?", (reminder_id,))
+            series = self._get(conn, reminder_id).series
+            # A series moves on in the same transaction: to its first occurrence after
+            # now (any between `due` and now are past: skipped, never a burst), or ends.
+            nxt = series.after(max(parse_iso(due), now)) if series is not None else None
+            if nxt is not None:
+                self._set_fire_at(conn, reminder_id, nxt)
+            else:
+                conn.execute("UPDATE reminders SET status = 'fired' WHERE id = ?", (reminder_id,))
             return self._firing(conn, reminder_id, due)
 
     def mark_delivered(self, firing: Firing, notification_id: int | None, *, now: datetime) -> None:
@@ -217,6 +318,11 @@ class ReminderBook:
         return [self._reminder(r) for r in rows]
 
     def pending(self) -> list[Reminder]:
+        """What the scheduler must fire: pending and not paused."""
+        return [r for r in self.active() if not r.paused]
+
+    def active(self) -> list[Reminder]:
+        """Pending ones, paused timers included (what a listing shows)."""
         return self.list(statuses=(Status.PENDING,))
 
     def last_fired(self) -> Firing | None:
@@ -224,8 +330,7 @@ class ReminderBook:
         with self.store.read() as conn:
             row = conn.execute(
                 "SELECT f.reminder_id, f.due FROM firings f JOIN reminders r"
-                " ON r.id = f.reminder_id WHERE r.status = 'fired' AND r.fire_at = f.due"
-                " ORDER BY f.fired_at DESC LIMIT 1"
+                f" ON r.id = f.reminder_id WHERE {_SHOWABLE} ORDER BY f.fired_at DESC LIMIT 1"
             ).fetchone()
             return None if row is None else self._firing(conn, row[0], row[1])
 
@@ -245,8 +350,8 @@ class ReminderBook:
         with self.store.read() as conn:
             keys = conn.execute(
                 "SELECT f.reminder_id, f.due FROM firings f JOIN reminders r"
-                " ON r.id = f.reminder_id WHERE f.delivered_at IS NULL"
-                " AND r.status = 'fired' AND r.fire_at = f.due ORDER BY f.due"
+                f" ON r.id = f.reminder_id WHERE f.delivered_at IS NULL AND {_SHOWABLE}"
+                " ORDER BY f.due"
             ).fetchall()
             return [self._firing(conn, rid, due) for rid, due in keys]
 
@@ -284,8 +389,10 @@ class ReminderBook:
             attempts=row["attempts"],
         )
 
-    @staticmethod
-    def _reminder(row: sqlite3.Row) -> Reminder:
+    def _reminder(self, row: sqlite3.Row) -> Reminder:
+        series = None
+        if row["rule"] and row["rule_start"]:
+            series = Series.of(row["rule"], parse_iso(row["rule_start"]), self.tz)
         return Reminder(
             id=row["id"],
             text=row["text"],
@@ -296,4 +403,7 @@ class ReminderBook:
             snoozes=row["snoozes"],
             created_at=parse_iso(row["created_at"]),
             origin=row["origin"],
+            series=series,
+            name=row["name"],
+            paused_left=row["paused_left"],
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
-from mavend.scheduler.book import JOB_PREFIX, Clock, Firing, ReminderBook
+from mavend.scheduler.book import JOB_PREFIX, Clock, Firing, Reminder, ReminderBook
 from mavend.store import Store, parse_iso
 
 log = logging.getLogger(__name__)
@@ -125,6 +125,10 @@ class ReminderScheduler:
             jobs = {job.id: job for job in self._scheduler.get_jobs()}
             wanted: set[str] = set()
             for reminder in self.book.pending():
+                if (now - reminder.fire_at).total_seconds() > self.grace_s and reminder.series:
+                    reminder = self._catch_up(reminder, now)
+                    if reminder is None:
+                        continue
                 if (now - reminder.fire_at).total_seconds() > self.grace_s:
                     if self.book.mark_missed(reminder.id, reminder.due):
                         log.warning(
@@ -154,6 +158,19 @@ class ReminderScheduler:
                     with contextlib.suppress(JobLookupError):  # it may just have run
                         self._scheduler.remove_job(job_id)
 
+    def _catch_up(self, reminder: Reminder, now: datetime) -> Reminder | None:
+        """A series that missed occurrences: skip those past the grace (logged); the
+        series as it is now, None when it has nothing left to schedule."""
+        moved = self.book.catch_up(reminder.id, reminder.due, now=now, grace_s=self.grace_s)
+        if moved is None:
+            return None
+        log.warning(
+            "reminder %d (%s, repeating) missed its occurrences from %s, longer ago than the"
+            " misfire grace; skipped to %s",
+            reminder.id, reminder.text, reminder.due, moved.due,
+        )
+        return moved if moved.status == "pending" else None
+
     def fire(self, reminder_id: int, due: str) -> Firing | None:
         now = self.clock()
         due_at = parse_iso(due)
@@ -174,6 +191,8 @@ class ReminderScheduler:
         log.info(
             "reminder %d fired%s: %s", reminder_id, " (late)" if late else "", firing.reminder.text
         )
+        if firing.reminder.series is not None:
+            self._dirty.set()  # the series' next occurrence needs its job
         try:
             self.on_fired(firing)
         except Exception:  # delivery is retried from the table; never lose the firing
@@ -190,7 +209,11 @@ class ReminderScheduler:
             try:
                 reminder = self.book.get(reminder_id)
                 if abs(reminder.fire_at.timestamp() - event.scheduled_run_time.timestamp()) < 1:
-                    self.book.mark_missed(reminder_id, reminder.due)
+                    if reminder.series is not None:
+                        self._catch_up(reminder, self.clock())
+                        self._dirty.set()
+                    else:
+                        self.book.mark_missed(reminder_id, reminder.due)
                 log.warning("reminder %d missed its time %s", reminder_id, reminder.due)
             except MavendError:
                 log.exception("marking reminder %d missed failed", reminder_id)

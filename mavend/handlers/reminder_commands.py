@@ -1,0 +1,287 @@
+"""Spoken reminder and timer management, parsed before the router: list, cancel, skip,
+move, rename, snooze, and a kitchen timer's name, pause, resume, time added or taken off
+and time left.
+
+Exact patterns over the normalized utterance, anchored at its start, and each needs a
+reminder word ("reminder", "timer", "alarm", "one") or a pronoun ("it", "that"), so
+"turn off the lights" or "move the blinds to 50 percent" never land here. Only "move X
+to TIME" goes without one ("move the dentist to 11"), and only when TIME reads as a
+time. What the words point at (`target`) is found by the handler, in the table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from mavend.router.grammar import normalize
+from mavend.router.timeparse import resolve_time
+
+_NOUN = r"(?:reminders?|timers?|alarms?|ones?)"
+_PRONOUN = r"(?:it|(?:that|this)(?: one| reminder| timer| alarm)?)"
+_POLITE = r"^(?:please |ok |okay |hey )?(?:(?:can|could|would) you |will you )?(?:please )?"
+_STATE = r"(?: pending| upcoming| running)"
+_LIST = re.compile(
+    rf"^(?:(?:list|show|read|tell me)(?: me)?(?: all)?(?: of)?(?: my| the)?{_STATE}? "
+    rf"{_NOUN}|what {_NOUN} (?:do i have|are (?:set|there|pending|running|on))|"
+    rf"(?:what are|which are) (?:my|the){_STATE}? {_NOUN}|(?:do i have|are there) "
+    rf"any {_NOUN}(?: set| running)?)$"
+)
+_CANCEL_VERB = (
+    r"(?:cancel|delete|remove|clear|drop|turn off|stop|get rid of|scrap|kill|forget about|"
+    r"erase|bin|ditch|switch off)"
+)
+_CANCEL = re.compile(rf"{_POLITE}(?P<verb>{_CANCEL_VERB}|skip) (?P<rest>.+)$")
+_SNOOZE = re.compile(
+    rf"{_POLITE}snooze(?: (?:{_PRONOUN}|(?:my|the|that) (?:\w+ )?{_NOUN}))?"
+    r"(?: (?:for|by|another|for another|a further))?(?: (?P<amount>.+?))?(?: more)?$"
+)
+_RENAME = (
+    re.compile(rf"{_POLITE}rename (?P<target>.+?) (?:to|as) (?P<text>.+)$"),
+    re.compile(
+        rf"{_POLITE}(?:change|update|edit) (?P<target>.+?) (?:to say|so it says|to read) "
+        r"(?P<text>.+)$"
+    ),
+    re.compile(
+        rf"{_POLITE}(?:change|update|edit) the (?:text|wording|words|name) (?:of|on|for) "
+        r"(?P<target>.+?) to (?P<text>.+)$"
+    ),
+)
+_MOVE_VERB = r"(?:move|push|shift|reschedule|put|change|bring|set|make)"
+_BY = re.compile(
+    rf"{_POLITE}{_MOVE_VERB} (?P<target>.+?) "
+    r"(?:(?P<dir1>back|forward|forwards|ahead|later|earlier) (?:by )?(?P<amount1>.+)|"
+    r"(?:by )?(?P<amount2>.+?) (?P<dir2>later|earlier|back|forward|forwards|sooner))$"
+)
+_TO = re.compile(
+    rf"{_POLITE}(?:move|push|shift|reschedule|put|change|set|make|bring) (?P<target>.+?) "
+    r"(?:to|until|till|for|at) (?P<when>.+)$"
+)
+_TIMER_NAMED = (
+    # "set a pasta timer for 8 minutes", "start an egg timer 5 minutes"
+    re.compile(
+        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? (?:a |an |the |my )?"
+        r"(?P<name>[a-z' ]+?) timer (?:for |of |on )?(?P<dur>.+)$"
+    ),
+    # "start a 10 minute timer for the eggs"
+    re.compile(
+        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? (?:a |an )?(?P<dur>.+?) timer "
+        r"(?:for|on|called) (?:the |my |a )?(?P<name>[a-z' ]+)$"
+    ),
+    # "set a timer for 10 minutes for the eggs"
+    re.compile(
+        rf"{_POLITE}(?:set|start|put on|make)(?: me)? (?:a |an )?timer (?:for )?(?P<dur>.+?) "
+        r"(?:for|on|called) (?:the |my |a )?(?P<name>[a-z' ]+)$"
+    ),
+)
+_PAUSE = re.compile(rf"{_POLITE}(?P<verb>pause|hold|freeze|suspend) (?P<target>.+)$")
+_RESUME = re.compile(
+    rf"{_POLITE}(?:(?P<verb>resume|unpause|un pause|continue|restart|carry on with|unfreeze) "
+    r"(?P<target>.+)|"
+    r"(?:start|set) (?P<target2>.+?) (?:going )?again)$"
+)
+_ADD = re.compile(
+    rf"{_POLITE}(?:add|put) (?P<amount>.+?) (?:more )?(?:to|onto|on to|on) (?P<target>.+)$"
+)
+_TAKE = re.compile(
+    rf"{_POLITE}(?:take|knock|shave|remove|subtract|cut) (?P<amount>.+?) (?:off|from) "
+    r"(?P<target>.+)$"
+)
+_LEFT = re.compile(
+    rf"{_POLITE}(?:how (?:long|much time|much longer|many minutes) "
+    r"(?:is |are |do i have |have i got |is there )?"
+    r"(?:left|remaining|to go)?|what'?s left|time left)"
+    r"(?: (?:on|for|in|of|until|till) (?P<target>.+?))?"
+    r"(?: (?:is done|goes off|rings|is up|ends))?$|"
+    r"how long (?:until|till|before) (?P<until>.+?)(?: (?:is done|goes off|rings|is up|ends))?$"
+)
+_EVERYTHING = re.compile(r"^(?:all|every|each)(?: of)?(?: my| the| those| these)? ")
+_NEXT_ONLY = re.compile(r"\b(?:just|only)\b|\bthe next\b|\bnext\b|\bthis week'?s?\b")
+# A fixed instant to read durations against ("8 minutes" means the same at any time).
+_EPOCH = datetime(2001, 1, 1, 12, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class ReminderCommand:
+    # list | cancel | skip | snooze | move | shift | rename | timer | pause | resume
+    # | add_time | left
+    action: str
+    what: str = ""  # the words that point at one ("the dentist reminder", "my 3 o'clock one")
+    everything: bool = False  # "all my timers", "clear my reminders"
+    kind: str = ""  # "timer" | "alarm" | "reminder" when one was named; "" any
+    minutes: float | None = None  # snooze length
+    pronoun: bool = False  # "it", "that": the one in focus
+    when: str = ""  # move: the new time, as said ("friday at 10")
+    seconds: float = 0.0  # shift / add_time: signed; timer: its length
+    text: str = ""  # rename: the new words; timer: its name
+    next_only: bool = False  # "just the next", "skip": one occurrence of a series
+
+
+def duration_of(phrase: str) -> timedelta | None:
+    """'8 minutes', 'an hour', 'half an hour' -> the span; None when it is none."""
+    phrase = phrase.strip()
+    if not phrase:
+        return None
+    found = resolve_time(phrase if re.match(r"^(?:in|for) ", phrase) else f"for {phrase}", _EPOCH)
+    if found is None or found.duration is None or found.duration.total_seconds() <= 0:
+        return None
+    return found.duration
+
+
+def _kind(words: str) -> str:
+    if re.search(r"\btimers?\b", words):
+        return "timer"
+    if re.search(r"\balarms?\b", words):
+        return "alarm"
+    if re.search(r"\breminders?\b", words):
+        return "reminder"
+    return ""
+
+
+def _is_pronoun(words: str) -> bool:
+    return re.fullmatch(_PRONOUN + r"(?: one)?", words) is not None
+
+
+def _has_noun(words: str) -> bool:
+    return re.search(rf"\b{_NOUN}\b", words) is not None
+
+
+def _target(words: str) -> tuple[str, bool, str]:
+    """(what, pronoun, kind) for the words that point at a reminder."""
+    words = words.strip()
+    return words, _is_pronoun(words), _kind(words)
+
+
+def parse_command(text: str) -> ReminderCommand | None:
+    """A spoken reminder-management command, or None. Exact patterns only."""
+    said = normalize(text)
+    if not said:
+        return None
+    if _LIST.match(said):
+        return ReminderCommand("list", kind=_kind(said))
+    for parse in (_timer, _snooze, _rename, _timer_edits, _cancel, _left, _move):
+        command = parse(said)
+        if command is not None:
+            return command
+    return None
+
+
+def _timer(said: str) -> ReminderCommand | None:
+    for pattern in _TIMER_NAMED:
+        if m := pattern.match(said):
+            name = re.sub(r"^(?:the|my|a|an) ", "", m["name"].strip())
+            length = duration_of(m["dur"])
+            if length is None or name in ("", "a", "an", "the", "my") or duration_of(name):
+                continue
+            if re.fullmatch(r"(?:kitchen|new|quick|little|countdown|another)", name):
+                return None  # an unnamed timer said with an adjective: the router's
+            return ReminderCommand("timer", kind="timer", text=name, seconds=length.total_seconds())
+    return None
+
+
+def _snooze(said: str) -> ReminderCommand | None:
+    m = _SNOOZE.match(said)
+    if m is None:
+        return None
+    minutes = None
+    if m["amount"]:
+        length = duration_of(m["amount"])
+        if length is None:
+            return None
+        minutes = length.total_seconds() / 60
+    return ReminderCommand("snooze", minutes=minutes, pronoun=True)
+
+
+def _rename(said: str) -> ReminderCommand | None:
+    for pattern in _RENAME:
+        if m := pattern.match(said):
+            what, pronoun, kind = _target(m["target"])
+            if not (pronoun or _has_noun(what)):
+                continue
+            return ReminderCommand("rename", what=what, pronoun=pronoun, kind=kind,
+                                   text=m["text"].strip())
+    return None
+
+
+def _cancel(said: str) -> ReminderCommand | None:
+    m = _CANCEL.match(said)
+    if m is None:
+        return None
+    rest = m["rest"].strip()
+    skip = m["verb"] == "skip"
+    everything = bool(_EVERYTHING.match(rest))
+    if everything:
+        rest = _EVERYTHING.sub("", rest)
+    if _is_pronoun(rest):
+        return ReminderCommand("skip" if skip else "cancel", pronoun=True, next_only=skip)
+    if not _has_noun(rest):
+        return None
+    kind = _kind(rest)
+    # "clear my reminders", "delete the timers": a plural with nothing else is all of them.
+    bare_plural = re.fullmatch(r"(?:my |the |those |these |our )?(?:reminders|timers|alarms)", rest)
+    next_only = skip or bool(_NEXT_ONLY.search(rest))
+    what = rest if not (everything or bare_plural) else ""
+    return ReminderCommand(
+        "skip" if next_only else "cancel",
+        what=what,
+        everything=everything or bool(bare_plural),
+        kind=kind,
+        next_only=next_only,
+    )
+
+
+def _timer_edits(said: str) -> ReminderCommand | None:
+    if m := _PAUSE.match(said):
+        what, pronoun, kind = _target(m["target"])
+        if pronoun or kind == "timer" or re.fullmatch(r"(?:the |my )?(?:\w+ )?timers?", what):
+            return ReminderCommand("pause", what=what, pronoun=pronoun, kind="timer")
+    if m := _RESUME.match(said):
+        what, pronoun, kind = _target(m["target"] or m["target2"])
+        if pronoun or kind == "timer":
+            return ReminderCommand("resume", what=what, pronoun=pronoun, kind="timer")
+    for pattern, sign in ((_ADD, 1), (_TAKE, -1)):
+        if m := pattern.match(said):
+            what, pronoun, kind = _target(m["target"])
+            length = duration_of(m["amount"])
+            if length is None or not (pronoun or _has_noun(what)):
+                continue
+            return ReminderCommand("add_time", what=what, pronoun=pronoun, kind=kind or "timer",
+                                   seconds=sign * length.total_seconds())
+    return None
+
+
+def _left(said: str) -> ReminderCommand | None:
+    m = _LEFT.match(said)
+    if m is None:
+        return None
+    target = (m["target"] or m["until"] or "").strip()
+    if target and not (_has_noun(target) or _is_pronoun(target)):
+        return None
+    what, pronoun, _ = _target(target)
+    return ReminderCommand("left", what=what, pronoun=pronoun, kind="timer")
+
+
+def _move(said: str) -> ReminderCommand | None:
+    if re.match(rf"{_POLITE}\w+ (?:me )?(?:a|an|another|new) ", said):
+        return None  # "set an alarm for 7", "make a reminder for 5": a new one, not a move
+    if m := _BY.match(said):
+        amount = m["amount1"] or m["amount2"]
+        direction = m["dir1"] or m["dir2"]
+        length = duration_of(amount)
+        what, pronoun, kind = _target(m["target"])
+        if length is not None and (pronoun or _has_noun(what) or m["target"].startswith("the ")):
+            sign = -1 if direction in ("forward", "forwards", "ahead", "earlier", "sooner") else 1
+            return ReminderCommand("shift", what=what, pronoun=pronoun, kind=kind,
+                                   seconds=sign * length.total_seconds())
+    if m := _TO.match(said):
+        what, pronoun, kind = _target(m["target"])
+        when = m["when"].strip()
+        if duration_of(when) is not None and not re.match(r"^in ", when):
+            return None  # "set the timer to 5 minutes" is a timer's length, not a time
+        if resolve_time(when, _EPOCH) is None:
+            return None
+        verb_ok = re.match(rf"{_POLITE}(?:move|push|shift|reschedule)\b", said) is not None
+        if pronoun or _has_noun(what) or verb_ok:
+            return ReminderCommand("move", what=what, pronoun=pronoun, kind=kind, when=when)
+    return None

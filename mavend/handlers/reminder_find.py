@@ -1,0 +1,165 @@
+"""Which reminder the words point at: by its words ("the dentist one"), its time ("the 5
+pm one", "tomorrow's"), both, or "it" (the one in focus). Two matches are a question,
+never a guess; the caller changes nothing then.
+
+The focus is per session (`reminder_focus:<session>` in the session table): the reminder
+the session last set or touched; one that fired since is newer and wins.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from rapidfuzz import fuzz
+
+from mavend.handlers.common import HandlerContext
+from mavend.router.grammar import normalize
+from mavend.router.timeparse import find_time, resolve_time
+from mavend.scheduler import Reminder, spoken_time
+
+FOCUS_KEY = "reminder_focus"
+# "it" reaches back to a firing this recent (a reminder that just went off).
+FIRED_FOCUS_S = 30 * 60
+_FILLER = re.compile(
+    r"\b(?:the|my|a|an|that|this|those|these|one|ones|reminders?|timers?|alarms?|about|to|for|"
+    r"called|just|only|next|at|on|set|i set|from|of|please|repeating|recurring|series)\b"
+)
+_MERIDIEM = re.compile(r"\b(?:am|pm|a m|p m|morning|afternoon|evening|night|tonight|noon)\b|\d\d:")
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the words matched: `chosen` when exactly one, else the candidates to ask about."""
+
+    chosen: Reminder | None
+    matches: tuple[Reminder, ...] = ()
+
+
+def focus_key(session: str) -> str:
+    return f"{FOCUS_KEY}:{session or 'local'}"
+
+
+def label(reminder: Reminder) -> str:
+    return reminder.text if reminder.kind != "timer" else f"the {reminder.text}"
+
+
+def described(reminder: Reminder, now: datetime) -> str:
+    """'dentist at 10:00 tomorrow', 'bins, every Monday at 19:00, next at 19:00 on Monday'."""
+    if reminder.paused_left is not None:
+        from mavend.handlers.common import human_duration
+
+        return f"{label(reminder)} (paused, {human_duration(reminder.paused_left)} left)"
+    when = spoken_time(reminder.fire_at, now)
+    if reminder.series is not None:
+        return f"{label(reminder)}, {reminder.series.describe()}, next at {when}"
+    return f"{label(reminder)} at {when}"
+
+
+def of_kind(reminders: list[Reminder], kind: str) -> list[Reminder]:
+    """Timers, alarms, or reminders (everything but timers); "" all."""
+    if kind == "timer":
+        return [r for r in reminders if r.kind == "timer"]
+    if kind == "alarm":
+        return [r for r in reminders if r.kind == "alarm"]
+    if kind == "reminder":
+        return [r for r in reminders if r.kind != "timer"]
+    return list(reminders)
+
+
+class ReminderFinder:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    # focus -----------------------------------------------------------------
+    def set_focus(self, session: str, reminder: Reminder) -> None:
+        self.ctx.session.put(
+            focus_key(session), {"id": reminder.id, "at": self.ctx.now().timestamp()}
+        )
+
+    def focus(self, session: str, candidates: list[Reminder]) -> Reminder | None:
+        """The reminder "it" means: the session's focus, or one that fired since."""
+        ids = {r.id: r for r in candidates}
+        stored = self.ctx.session.get(focus_key(session)) or {}
+        focus_at = float(stored.get("at") or 0)
+        firing = self.ctx.reminders.last_fired()
+        now = self.ctx.now()
+        if firing is not None and firing.fired_at.timestamp() > focus_at:
+            recent = (now - firing.fired_at).total_seconds() <= FIRED_FOCUS_S
+            if recent and firing.reminder.id in ids:
+                return ids[firing.reminder.id]
+        return ids.get(int(stored.get("id") or 0))
+
+    # words -----------------------------------------------------------------
+    def find(
+        self, candidates: list[Reminder], what: str, *, pronoun: bool, session: str
+    ) -> Found:
+        if pronoun or not _FILLER.sub(" ", normalize(what)).strip():  # "it", "the timer"
+            focused = self.focus(session, candidates)
+            if focused is not None:
+                return Found(focused, (focused,))
+            if len(candidates) == 1:
+                return Found(candidates[0], tuple(candidates))
+            return Found(None, tuple(candidates))
+        matches = match_words(candidates, what, self.ctx.now())
+        return Found(matches[0] if len(matches) == 1 else None, tuple(matches))
+
+
+def match_words(candidates: list[Reminder], what: str, now: datetime) -> list[Reminder]:
+    said = normalize(what).replace("'s", "")
+    found = find_time(said, now) or _bare_clock(said, now)
+    chosen = list(candidates)
+    if found is not None:
+        chosen = [r for r in chosen if _same_time(r, found.kind, found.when, found.phrase, now)]
+        said = said.replace(normalize(found.phrase), " ")
+    words = " ".join(_FILLER.sub(" ", said).split())
+    if not words:
+        return chosen if found is not None else []
+    scored = [(_score(words, r), r) for r in chosen]
+    best = max((s for s, _ in scored), default=0)
+    if best < 70:
+        return []
+    return [r for s, r in scored if s >= max(70, best - 5)]
+
+
+def _bare_clock(said: str, now: datetime):
+    """ "my 3 o'clock", "the 5 one": a clock said to pick a reminder, not to set one."""
+    if m := re.search(r"\b(\d{1,2})(?:[: ](\d\d))? ?(?:o ?clock|oclock)\b", said):
+        return resolve_time(m.group(0), now)
+    return None
+
+
+def _score(words: str, reminder: Reminder) -> float:
+    text = normalize(f"{reminder.text} {reminder.name or ''}")
+    return max(fuzz.token_set_ratio(words, text), fuzz.partial_ratio(words, text) - 10)
+
+
+def _same_time(reminder: Reminder, kind: str, when: datetime, phrase: str, now: datetime) -> bool:
+    fire = reminder.fire_at.astimezone(now.tzinfo)
+    when = when.astimezone(now.tzinfo)
+    if kind == "date":
+        return fire.date() == when.date()
+    clock_same = (fire.hour, fire.minute) == (when.hour, when.minute)
+    if not _MERIDIEM.search(normalize(phrase)):  # "the 5 one": 05:00 or 17:00
+        clock_same = (fire.hour % 12, fire.minute) == (when.hour % 12, when.minute)
+    if kind == "time":
+        return clock_same
+    if kind == "datetime":
+        day_said = re.search(
+            r"\b(?:today|tomorrow|tonight|monday|tuesday|wednesday|thursday|friday|saturday|"
+            r"sunday|\d{1,2}(?:st|nd|rd|th)|january|february|march|april|may|june|july|"
+            r"august|september|october|november|december)\b",
+            normalize(phrase),
+        )
+        return clock_same and (not day_said or fire.date() == when.date())
+    return False
+
+
+def which_one(matches: tuple[Reminder, ...], now: datetime) -> str:
+    """'Which one: dentist at 10:00 tomorrow or dentist at 15:00 on Friday?'"""
+    options = [described(r, now) for r in matches[:5]]
+    more = f" (and {len(matches) - 5} more)" if len(matches) > 5 else ""
+    if len(options) == 2:
+        return f"Which one: {options[0]} or {options[1]}?"
+    return f"Which one: {'; '.join(options[:-1])}, or {options[-1]}{more}?"

@@ -1,0 +1,124 @@
+"""A stored series: an RFC 5545 RRULE (no DTSTART) and its first occurrence.
+
+dateutil's rrule does the calendar arithmetic. Occurrences keep their wall-clock time
+across a clock change ("every day at 07:00" stays 07:00 in summer) because the start is
+given in the user's IANA zone, never as a fixed offset: `Series.of` converts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from functools import cached_property
+
+from dateutil.rrule import rrule, rrulestr
+
+WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)
+
+
+@dataclass(frozen=True)
+class Series:
+    rule: str  # "FREQ=WEEKLY;BYDAY=MO;UNTIL=20261224T225959Z"
+    start: datetime  # the first occurrence, aware, in the user's zone
+
+    @classmethod
+    def of(cls, rule: str, start: datetime, tz: tzinfo) -> Series:
+        return cls(rule, start.astimezone(tz))
+
+    @cached_property
+    def _rrule(self) -> rrule:
+        return rrulestr(self.rule, dtstart=self.start)  # type: ignore[return-value]
+
+    def after(self, moment: datetime) -> datetime | None:
+        """The first occurrence strictly after `moment`; None when the series has ended."""
+        found = self._rrule.after(moment.astimezone(self.start.tzinfo), inc=False)
+        return found
+
+    def first(self) -> datetime | None:
+        return self._rrule.after(self.start, inc=True)
+
+    def parts(self) -> dict[str, str]:
+        return dict(p.split("=", 1) for p in self.rule.split(";") if "=" in p)
+
+    def describe(self) -> str:
+        """'every Monday at 19:00', 'every weekday at 07:00, until 24 December'."""
+        return describe_rule(self.parts(), self.start)
+
+
+def rule_text(parts: dict[str, str]) -> str:
+    order = ("FREQ", "INTERVAL", "BYMONTH", "BYMONTHDAY", "BYDAY", "COUNT", "UNTIL")
+    return ";".join(f"{k}={parts[k]}" for k in order if parts.get(k))
+
+
+def until_value(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _every(interval: int, unit: str) -> str:
+    if interval == 1:
+        return f"every {unit}"
+    if interval == 2 and unit not in ("minute", "hour"):
+        return f"every other {unit}"
+    return f"every {interval} {unit}s"
+
+
+def _days(codes: list[str]) -> str:
+    names = [WEEKDAY_NAMES[WEEKDAY_CODES.index(c)] for c in codes if c in WEEKDAY_CODES]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def describe_rule(parts: dict[str, str], start: datetime) -> str:
+    freq = parts.get("FREQ", "")
+    interval = int(parts.get("INTERVAL", "1") or 1)
+    clock = f"{start:%H:%M}"
+    days = [d for d in parts.get("BYDAY", "").split(",") if d]
+    if freq == "MINUTELY":
+        text = _every(interval, "minute")
+    elif freq == "HOURLY":
+        text = _every(interval, "hour")
+    elif freq == "DAILY":
+        text = f"{_every(interval, 'day')} at {clock}"
+    elif freq == "WEEKLY":
+        days = days or [WEEKDAY_CODES[start.weekday()]]
+        if days == list(WEEKDAY_CODES[:5]):
+            text = f"every weekday at {clock}"
+        elif days == ["SA", "SU"]:
+            text = f"every Saturday and Sunday at {clock}"
+        elif interval == 1:
+            text = f"every {_days(days)} at {clock}"
+        elif interval == 2:
+            text = f"every other {_days(days)} at {clock}"
+        else:
+            text = f"every {interval} weeks on {_days(days)} at {clock}"
+    elif freq == "MONTHLY":
+        day = int(parts.get("BYMONTHDAY") or start.day)
+        text = f"on the {_ordinal(day)} of {_every(interval, 'month').removeprefix('every ')}"
+        text = text.replace(" of month", " of every month").replace("of other", "of every other")
+        text += f" at {clock}"
+    elif freq == "YEARLY":
+        month = int(parts.get("BYMONTH") or start.month)
+        day = int(parts.get("BYMONTHDAY") or start.day)
+        text = f"every year on {day} {MONTH_NAMES[month - 1]} at {clock}"
+    else:
+        text = "repeating"
+    if parts.get("COUNT"):
+        text += f", {parts['COUNT']} times in all"
+    if parts.get("UNTIL"):
+        until = datetime.strptime(parts["UNTIL"], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+        local = until.astimezone(start.tzinfo)
+        text += f", until {local.day} {MONTH_NAMES[local.month - 1]}"
+        if local.year != start.year:
+            text += f" {local.year}"
+    return text

@@ -1,0 +1,271 @@
+"""A spoken repeat ("every monday and thursday at 7", "every other week until
+christmas", "every 2 hours 5 times") read into a `Series`.
+
+The words are matched on timeparse's canonical text (number words are digits there:
+"every three hours" reads "every 3 hours"), so spelled-out and written numbers read the
+same. What is left once the repeat and its end are cut out holds the time of day and the
+task ("remind me every monday to take out the bins at 7 pm" -> "remind me to take out
+the bins at 7 pm"); timeparse reads the clock from it.
+
+A series' clock without am/pm is read by waking hours, as timeparse reads a clock on a
+later day: 1-6 pm, 7-11 am, 12 noon; a part of the day said with the repeat ("every
+morning", "every evening") or an alarm decides first.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from dateutil.relativedelta import relativedelta
+from dateutil.rrule import rrulestr
+
+from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
+from mavend.router.timeparse import find_time, resolve_time
+from mavend.router.timeparse.lexing import MONTHS, WEEKDAYS, lex
+
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_DAYS = rf"{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+)(?:and\s+)?{_DAY})*"
+_EVERY = r"(?:every|each)"
+_MONTH = rf"(?:{'|'.join(MONTHS)})"
+_NTH = r"(?P<nth>\d{1,2})(?:st|nd|rd|th)?"
+_PART = r"(?P<part>morning|afternoon|evening|night)"
+_UNIT = {"minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY", "week": "WEEKLY",
+         "month": "MONTHLY", "year": "YEARLY"}
+
+# The repeat, first match wins (the more specific first).
+_REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern))
+    for name, pattern in (
+        ("yearly", rf"\b{_EVERY}\s+(?:year\s+on\s+)?(?:the\s+)?{_NTH}(?:\s+of)?\s+"
+                   rf"(?P<month>{_MONTH})\b"),
+        ("yearly", rf"\b{_EVERY}\s+(?:year\s+on\s+)?(?P<month>{_MONTH})\s+(?:the\s+)?{_NTH}\b"),
+        ("monthly", rf"\b{_EVERY}\s+(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:the|every|each)"
+                    r"\s+month\b"),
+        ("monthly", rf"\b(?:on\s+)?(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:every|each|the)"
+                    r"\s+month\b"),
+        ("monthly", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_NTH}\b"),
+        ("every_n", r"\b(?:every|each)\s+(?P<n>\d+)\s+(?P<unit>minute|hour|day|week|month)s?\b"),
+        ("other_days", rf"\b{_EVERY}\s+(?:other|second)\s+(?P<days>{_DAYS})\b"),
+        ("other", r"\b(?:every|each)\s+(?:other|second)\s+(?P<unit>day|week|month|year)\b"),
+        ("weekdays", rf"\b(?:{_EVERY}\s+(?:week\s*day|work\s*day|working\s+day|weekday)|"
+                     r"(?:on\s+)?weekdays|(?:on\s+)?workdays)\b"),
+        ("weekends", rf"\b(?:{_EVERY}\s+weekend(?:\s+day)?|(?:at\s+|on\s+)?(?:the\s+)?weekends)\b"),
+        ("days", rf"\b{_EVERY}\s+(?P<days>{_DAYS})\b"),
+        ("days", r"\bon\s+(?P<days>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s"
+                 r"(?:\s+and\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)*)\b"),
+        ("unit", r"\b(?:every|each)\s+(?:single\s+)?(?P<unit>minute|hour|day|week|month|year)\b"),
+        ("unit", rf"\b{_EVERY}\s+{_PART}\b"),
+        ("unit", r"\b(?P<adverb>hourly|daily|nightly|weekly|monthly|yearly|annually)\b"),
+    )
+)
+_ADVERB_UNIT = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "week",
+                "monthly": "month", "yearly": "year", "annually": "year"}
+_PART_CLOCK = {"morning": time(8), "afternoon": time(15), "evening": time(19), "night": time(21)}
+
+_COUNT = re.compile(r"\b(?P<n>\d+)\s+times\b(?!\s+(?:a|an|per|each|every)\b)")
+_FOR = re.compile(r"\bfor\s+(?:the\s+next\s+)?(?P<n>\d+|a|an)\s+(?P<unit>day|week|month|year)s?\b")
+_UNTIL = re.compile(r"\b(?:until|till|til|through|up\s+to)\s+")
+_YESTERDAY = re.compile(r"\b(?:until|till|til|through)\s+yesterday\b")
+
+
+@dataclass(frozen=True)
+class SpokenSeries:
+    """What a repeat said: the series, or why it can never fire; and the rest of the words."""
+
+    series: Series | None
+    error: str  # one sentence when the rule can never fire; "" otherwise
+    rest: str  # the utterance without the repeat and its end (the task, the clock)
+    clock_phrase: str = ""  # the time of day as said, cut from `rest` by the caller
+
+
+@dataclass
+class _Parsed:
+    freq: str
+    interval: int = 1
+    byday: tuple[str, ...] = ()
+    bymonthday: int | None = None
+    bymonth: int | None = None
+    part: str = ""
+
+
+def _weekday_codes(days: str) -> tuple[str, ...]:
+    found = re.findall(r"monday|tuesday|wednesday|thursday|friday|saturday|sunday", days)
+    return tuple(WEEKDAY_CODES[WEEKDAYS.index(d)] for d in dict.fromkeys(found))
+
+
+def _read_repeat(name: str, m: re.Match[str]) -> _Parsed:
+    groups = m.groupdict()
+    if name == "yearly":
+        return _Parsed("YEARLY", bymonth=MONTHS.index(groups["month"]) + 1,
+                       bymonthday=int(groups["nth"]))
+    if name == "monthly":
+        return _Parsed("MONTHLY", bymonthday=int(groups["nth"]))
+    if name == "every_n":
+        return _Parsed(_UNIT[groups["unit"]], interval=max(1, int(groups["n"])))
+    if name == "other_days":
+        return _Parsed("WEEKLY", interval=2, byday=_weekday_codes(groups["days"]))
+    if name == "other":
+        return _Parsed(_UNIT[groups["unit"]], interval=2)
+    if name == "weekdays":
+        return _Parsed("WEEKLY", byday=WEEKDAY_CODES[:5])
+    if name == "weekends":
+        return _Parsed("WEEKLY", byday=("SA", "SU"))
+    if name == "days":
+        return _Parsed("WEEKLY", byday=_weekday_codes(groups["days"]))
+    if groups.get("part"):
+        return _Parsed("DAILY", part=groups["part"])
+    unit = groups.get("unit") or _ADVERB_UNIT[groups["adverb"]]
+    part = "night" if groups.get("adverb") == "nightly" else ""
+    return _Parsed(_UNIT[unit], part=part)
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + " " + text[end:]
+    return " ".join(text.split())
+
+
+def parse_series(utterance: str, now: datetime, *, alarm: bool = False) -> SpokenSeries | None:
+    """The repeat said in `utterance`, or None when it says none."""
+    lx = lex(utterance)
+    canon = lx.canon
+    found = next(((n, m) for n, p in _REPEATS if (m := p.search(canon))), None)
+    if found is None:
+        return None
+    name, match = found
+    parsed = _read_repeat(name, match)
+    spans = [lx.span(*match.span())]
+    error = _impossible(parsed)
+    if error:
+        return SpokenSeries(None, error, _cut(utterance, spans))
+    count, until, end_error = _read_end(utterance, lx, canon, now, spans)
+    # "every other week on friday": the day is said apart from the repeat.
+    day = re.search(rf"\b(?:on\s+)?(?P<days>{_DAYS})\b", canon)
+    if parsed.freq == "WEEKLY" and not parsed.byday and day:
+        parsed.byday = _weekday_codes(day["days"])
+        spans.append(lx.span(*day.span()))
+    rest = _cut(utterance, spans)
+    clock, clock_phrase = _clock(rest, now, parsed, alarm)
+    if end_error:
+        return SpokenSeries(None, end_error, rest, clock_phrase)
+    return _build(parsed, clock, now, count, until, rest, clock_phrase)
+
+
+def _impossible(parsed: _Parsed) -> str:
+    day = parsed.bymonthday
+    if day is None:
+        return ""
+    if parsed.freq == "YEARLY" and parsed.bymonth is not None:
+        longest = 29 if parsed.bymonth == 2 else calendar.monthrange(2001, parsed.bymonth)[1]
+        if not 1 <= day <= longest:
+            month = calendar.month_name[parsed.bymonth]
+            return f"{month} never has a {_nth(day)}, so that would never go off; nothing was set."
+    if not 1 <= day <= 31:
+        return f"No month has a {_nth(day)}, so that would never go off; nothing was set."
+    return ""
+
+
+def _nth(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _read_end(
+    utterance: str, lx, canon: str, now: datetime, spans: list[tuple[int, int]]
+) -> tuple[int | None, datetime | None, str]:
+    """COUNT or UNTIL, as said; cuts their words into `spans`."""
+    if m := _COUNT.search(canon):
+        spans.append(lx.span(*m.span()))
+        return max(1, int(m["n"])), None, ""
+    if m := _FOR.search(canon):
+        spans.append(lx.span(*m.span()))
+        n = 1 if m["n"] in ("a", "an") else int(m["n"])
+        step = {"day": relativedelta(days=n), "week": relativedelta(weeks=n),
+                "month": relativedelta(months=n), "year": relativedelta(years=n)}[m["unit"]]
+        return None, now + step, ""
+    if m := _YESTERDAY.search(canon):
+        spans.append(lx.span(*m.span()))
+        return None, None, "That ends before it starts (yesterday has passed), so nothing was set."
+    if m := _UNTIL.search(canon):
+        start, _ = lx.span(m.start(), m.end())
+        tail_start = lx.span(m.end(), len(canon))[0] if m.end() < len(canon) else len(utterance)
+        tail = utterance[tail_start:]
+        found = resolve_time(tail, now) if tail.strip() else None
+        if found is None or not tail.lower().startswith(found.phrase.lower()[:1]):
+            return None, None, "I couldn't tell when that should stop; nothing was set."
+        end = tail_start + tail.find(found.phrase) + len(found.phrase)
+        spans.append((start, end))
+        last_day: date = found.when.date()
+        until = datetime.combine(last_day, time(23, 59, 59), tzinfo=now.tzinfo)
+        return None, until, ""
+    return None, None, ""
+
+
+def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time, str]:
+    """The series' time of day, and the words that said it ("" when none did)."""
+    part_default = _PART_CLOCK.get(parsed.part, time(7) if alarm else time(9))
+    if parsed.freq in ("MINUTELY", "HOURLY"):
+        return now.time().replace(second=0, microsecond=0), ""
+    found = find_time(rest, now)
+    if found is None or found.kind not in ("time", "datetime"):
+        return part_default, ""
+    when = found.when.astimezone(now.tzinfo)
+    hour = when.hour
+    said = found.phrase.lower()
+    explicit = re.search(
+        r"\b(?:a\.? ?m|p\.? ?m|morning|afternoon|evening|night|tonight|noon|midday|midnight)\b"
+        r"|\b0\d|\b(?:1[3-9]|2[0-3])\b", said
+    )
+    if not explicit:
+        base = hour % 12
+        if parsed.part in ("afternoon", "evening", "night"):
+            hour = base + 12 if base else 12
+        elif parsed.part == "morning" or alarm:
+            hour = base
+        else:  # waking hours: 1-6 pm, 7-11 am, 12 noon
+            hour = base + 12 if 1 <= base <= 6 else (12 if base == 0 else base)
+    return time(hour, when.minute), found.phrase
+
+
+def _build(
+    parsed: _Parsed,
+    clock: time,
+    now: datetime,
+    count: int | None,
+    until: datetime | None,
+    rest: str,
+    clock_phrase: str,
+) -> SpokenSeries:
+    parts = {"FREQ": parsed.freq}
+    if parsed.interval > 1:
+        parts["INTERVAL"] = str(parsed.interval)
+    if parsed.bymonth:
+        parts["BYMONTH"] = str(parsed.bymonth)
+    if parsed.bymonthday:
+        parts["BYMONTHDAY"] = str(parsed.bymonthday)
+    if parsed.byday:
+        parts["BYDAY"] = ",".join(parsed.byday)
+    if parsed.freq in ("MINUTELY", "HOURLY"):
+        step = timedelta(minutes=parsed.interval) if parsed.freq == "MINUTELY" else timedelta(
+            hours=parsed.interval
+        )
+        anchor = now.replace(second=0, microsecond=0) + step
+    else:
+        anchor = datetime.combine(now.date(), clock, tzinfo=now.tzinfo)
+    if until is not None:
+        parts["UNTIL"] = until_value(until)
+    bounded = rrulestr(rule_text(parts), dtstart=anchor)
+    first = bounded.after(now, inc=True) if anchor > now else bounded.after(now, inc=False)
+    if first is None:
+        return SpokenSeries(
+            None, "That would end before it ever went off, so nothing was set.", rest, clock_phrase
+        )
+    if count is not None:
+        parts["COUNT"] = str(count)
+        parts.pop("UNTIL", None)
+    if parsed.freq == "WEEKLY" and not parsed.byday:
+        parts["BYDAY"] = WEEKDAY_CODES[first.weekday()]
+    return SpokenSeries(Series(rule_text(parts), first), "", rest, clock_phrase)
