@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError, model_validator
 
 from mavend import paths
 from mavend.config.acts import ActKind, ActSlot, ActSpec, ActsSettings, SlotKind
+from mavend.config.answers import WeatherSettings
 from mavend.config.base import Name, NonNegative, Positive, Probability, SpokenName, _settings, log
 from mavend.config.home import DeviceSpec, HomeAssistantSettings, MqttSettings
 from mavend.config.rooms import SatelliteSpec, WyomingSettings
@@ -53,7 +54,7 @@ __all__ = [
     "Name", "NonNegative", "NotificationSettings", "Positive", "Probability",
     "ReminderSettings", "RouterSettings", "SatelliteSpec", "Settings", "SlotKind",
     "SpokenName", "StorageSettings", "SttSettings", "TtsSettings", "WakeWordSettings",
-    "WyomingSettings", "load_settings", "parse_settings",
+    "WeatherSettings", "WyomingSettings", "load_settings", "parse_settings",
 ]
 
 
@@ -68,6 +69,7 @@ class Settings:
     acts: ActsSettings = field(default_factory=ActsSettings)
     mqtt: MqttSettings = field(default_factory=MqttSettings)
     homeassistant: HomeAssistantSettings = field(default_factory=HomeAssistantSettings)
+    weather: WeatherSettings = field(default_factory=WeatherSettings)
     devices: tuple[DeviceSpec, ...] = ()
     satellites: tuple[SatelliteSpec, ...] = ()
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
