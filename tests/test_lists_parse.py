@@ -40,7 +40,7 @@ def parsed(said: str, utterance: str = "") -> ListCommand | None:
         ("add salt and pepper to the shopping list", SHOPPING, ("salt", "pepper")),
         ("add fish and chips to my list", "", ("fish and chips",)),
         ("put milk back on the list", "", ("milk",)),
-        ("add eggs milk and bread to my list", "", ("eggs milk", "bread")),
+        ("add eggs milk and bread to my list", "", ("eggs", "milk", "bread")),
         ("add sandpaper to my tasks", TODO, ("sandpaper",)),
         ("add screws to my hardware list", "hardware", ("screws",)),
     ],
@@ -59,6 +59,45 @@ def test_a_comma_in_the_raw_words_splits_items_the_normalized_text_runs_together
     assert parse_list_command(normalize(raw), utterance=raw) == ListCommand(
         "add", SHOPPING, ("oat milk", "mac and cheese", "salt", "pepper")
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "items"),
+    [
+        ("add lemons limes and ginger to the list", ("lemons", "limes", "ginger")),
+        ("add crackers cheese and grapes to the list", ("crackers", "cheese", "grapes")),
+        ("add tea bags and oat milk to the list", ("tea bags", "oat milk")),
+        ("add six eggs two tins of tomatoes and basil to the list",
+         ("six eggs", "two tins of tomatoes", "basil")),
+        ("add brussels sprouts and parsnips to the list", ("brussels sprouts", "parsnips")),
+        ("add kitchen roll to the list", ("kitchen roll",)),
+        ("add sports socks to the list", ("sports socks",)),
+    ],
+)
+def test_a_list_said_without_commas_breaks_after_plural_nouns(
+    said: str, items: tuple[str, ...]
+) -> None:
+    assert parsed(said) == ListCommand("add", "", items)
+
+
+@pytest.mark.parametrize(
+    ("said", "command"),
+    [
+        ("we're out of bin bags so stick them on the shopping list",
+         ListCommand("add", SHOPPING, ("bin bags",))),
+        ("there's no coffee left put it on the list", ListCommand("add", "", ("coffee",))),
+        ("we've run out of rice and lentils put them on my list",
+         ListCommand("add", "", ("rice", "lentils"))),
+        ("actually we don't need the batteries any more take them off the list",
+         ListCommand("remove", "", ("batteries",))),
+        ("i don't need bread after all remove it from the shopping list",
+         ListCommand("remove", SHOPPING, ("bread",))),
+        ("we don't need bread", None),
+        ("actually don't put bread on the list", None),
+    ],
+)
+def test_the_item_named_before_the_command(said: str, command: ListCommand | None) -> None:
+    assert parsed(said) == command
 
 
 def test_to_do_items_split_only_between_two_phrases() -> None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from mavend.lists.names import TODO
 
@@ -43,6 +45,14 @@ _LEADING_FILLER = re.compile(
 )
 _TRAILING_FILLER = re.compile(
     r"(?:\s+(?:please|too|as well|also|for me|thanks|thank you|again|um|uh))+$"
+)
+_AND = frozenset({"and", "plus", "&"})
+_FUNCTION_WORDS = frozenset(
+    {"of", "for", "with", "in", "from", "on", "to", "or", "n", "the", "a", "an", "some", "no"}
+)
+# Words ending in -s that name a kind, not a thing: "brussels sprouts", "sports socks".
+_PLURAL_LOOKING_MODIFIERS = frozenset(
+    {"brussels", "sports", "kids", "mens", "womens", "childrens", "swiss", "cous", "jeans"}
 )
 _INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
 PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "something", "stuff"})
@@ -144,21 +154,47 @@ def split_items(
     words = span.split()
     if not words:
         return []
+    if not breaks and list_name != TODO and any(w in _AND for w in words):
+        breaks = plural_breaks(words)
     parts: list[list[str]] = [[]]
     for index, word in enumerate(words):
         if index in breaks and parts[-1]:
             parts.append([])
-        if word in ("and", "plus", "&") and parts[-1]:
+        if word in _AND and parts[-1]:
             parts.append([word])  # a marker, resolved below: compound or separator
             continue
         parts[-1].append(word)
     return [p for p in (tidy(p) for p in _join_and(parts, list_name)) if p]
 
 
+def plural_breaks(words: Sequence[str]) -> frozenset[int]:
+    """Where a list said without commas ("eggs milk and butter") has its boundaries: after
+    a plural noun that another item follows. A modifier is rarely plural ("oat milk", "tea
+    bags", "washing up liquid" stay whole); a unit or "of" keeps its phrase ("two bags of
+    rice"). Used only when the words carry no commas and list several things ("and")."""
+    found = set()
+    for index, (word, following) in enumerate(pairwise(words)):
+        if following in _FUNCTION_WORDS or following in _AND:
+            continue
+        if not looks_plural(word) or singular(word) in _UNITS:
+            continue
+        found.add(index + 1)
+    return frozenset(found)
+
+
+def looks_plural(word: str) -> bool:
+    return (
+        len(word) > 3
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "'s"))
+        and word not in _PLURAL_LOOKING_MODIFIERS
+    )
+
+
 def _join_and(parts: list[list[str]], list_name: str) -> list[str]:
     items: list[str] = []
     for part in parts:
-        if part and part[0] in ("and", "plus", "&"):
+        if part and part[0] in _AND:
             rest = part[1:]
             if items and rest and _keeps_together(items[-1], rest, list_name):
                 items[-1] = f"{items[-1]} {part[0]} {' '.join(rest)}"

@@ -37,7 +37,7 @@ class ListCommand:
 
 # Words around a command that change nothing: politeness, fillers, "can you".
 _PREAMBLE = re.compile(
-    r"^(?:(?:hey|ok|okay|so|oh|and|also|right|alright|now|please|quickly|just|quick|"
+    r"^(?:(?:hey|ok|okay|so|oh|and|also|right|alright|now|please|quickly|just|quick|actually|"
     r"can you|could you|would you|will you|can u|could you please|can you please|"
     r"i need you to|i want you to|i'd like you to|id like you to|go ahead and|"
     r"i need to|i want to|i'd like to|id like to|i wanna|let's|lets|"
@@ -169,6 +169,28 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "remove",
             r"^" + _REF + r"\s+(?:remove|delete|take off|minus|drop|get rid of)\s+(?P<items>.+)$",
+        ),
+        # the item named first, the command after ("we need X, put it on the list")
+        (
+            "add",
+            r"^(?:we need|i need|we need some|we're out of|were out of|we are out of|"
+            r"we've run out of|weve run out of|we ran out of|i'm out of|im out of|"
+            r"we have no|we've got no|there's no|theres no|there is no)\s+(?P<items>.+?)"
+            r"(?:\s+(?:left|any more|anymore|at all))?\s+"
+            r"(?:so\s+)?(?:can you\s+|could you\s+|please\s+)?" + _ADD_VERB
+            + r"\s+(?:it|them|that|those|some)\s+(?:to|on|onto|on to)\s+" + _REF + r"$",
+        ),
+        (
+            "remove",
+            r"^(?:we|i)\s+(?:don't|dont|do not)\s+need\s+(?P<items>.+?)(?:\s+(?:any more|anymore|"
+            r"after all))?\s+(?:so\s+)?(?:please\s+)?(?:take|get|knock)\s+(?:it|them|that)\s+"
+            r"(?:off|off of)\s+" + _REF + r"$",
+        ),
+        (
+            "remove",
+            r"^(?:we|i)\s+(?:don't|dont|do not)\s+need\s+(?P<items>.+?)(?:\s+(?:any more|anymore|"
+            r"after all))?\s+(?:so\s+)?(?:please\s+)?(?:remove|delete|drop)\s+(?:it|them|that)\s+"
+            r"(?:from|off)\s+" + _REF + r"$",
         ),
         # add --------------------------------------------------------------------
         (
