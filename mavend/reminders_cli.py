@@ -19,7 +19,7 @@ exit codes: 0 ok, 1 no such reminder or a storage error, 2 usage, 3 configuratio
 def register(commands: argparse._SubParsersAction) -> None:
     reminders = commands.add_parser(
         "reminders",
-        help="list, cancel or snooze reminders",
+        help="list, cancel or snooze reminders",  # a series is listed with its rule
         description="list, cancel or snooze reminders (and timers)",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -36,7 +36,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     cancel = actions.add_parser(
         "cancel", help="cancel a reminder", description="cancel a reminder", epilog=EPILOG
     )
-    cancel.add_argument("id", type=int, metavar="ID", help="the reminder's id (see list)")
+    cancel.add_argument(
+        "id", type=int, metavar="ID", help="the reminder's id (see list); a series ends whole"
+    )
     cancel.set_defaults(func=cmd_cancel)
 
     snooze = actions.add_parser(
@@ -82,7 +84,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in reminders:
         status = "" if r.status == "pending" else f"  [{r.status}]"
-        print(f"{r.id:>4}  {r.due}  ({spoken_time(r.fire_at, now)})  {r.text}{status}")
+        if r.paused_left is not None:
+            status += f"  [paused, {r.paused_left:.0f} s left]"
+        repeats = f"  (repeats {r.series.describe()})" if r.series is not None else ""
+        print(f"{r.id:>4}  {r.due}  ({spoken_time(r.fire_at, now)})  {r.text}{repeats}{status}")
     return 0
 
 

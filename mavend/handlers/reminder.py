@@ -244,7 +244,9 @@ class ReminderHandler:
             if command.pronoun and command.action == "cancel" and not self.ctx.reminders.active():
                 return Reply("There's nothing to cancel.")
             return Reply(f"You have no {plural} set.")
-        found = self.finder.find(candidates, command.what, pronoun=command.pronoun, session=session)
+        found = self.finder.find(
+            candidates, command.what, pronoun=command.pronoun, session=session, kind=command.kind
+        )
         if found.chosen is None:
             if not found.matches:
                 listed = "; ".join(described(r, now) for r in candidates[:5])

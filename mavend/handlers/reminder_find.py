@@ -78,8 +78,9 @@ class ReminderFinder:
             focus_key(session), {"id": reminder.id, "at": self.ctx.now().timestamp()}
         )
 
-    def focus(self, session: str, candidates: list[Reminder]) -> Reminder | None:
-        """The reminder "it" means: the session's focus, or one that fired since."""
+    def focus(self, session: str, candidates: list[Reminder], kind: str = "") -> Reminder | None:
+        """The reminder "it" means: the session's focus, or one that fired since (a
+        one-off that just went off is no longer pending, and still "it")."""
         ids = {r.id: r for r in candidates}
         stored = self.ctx.session.get(focus_key(session)) or {}
         focus_at = float(stored.get("at") or 0)
@@ -87,16 +88,17 @@ class ReminderFinder:
         now = self.ctx.now()
         if firing is not None and firing.fired_at.timestamp() > focus_at:
             recent = (now - firing.fired_at).total_seconds() <= FIRED_FOCUS_S
-            if recent and firing.reminder.id in ids:
-                return ids[firing.reminder.id]
+            if recent and (firing.reminder.id in ids or of_kind([firing.reminder], kind)):
+                return ids.get(firing.reminder.id, firing.reminder)
         return ids.get(int(stored.get("id") or 0))
 
     # words -----------------------------------------------------------------
     def find(
-        self, candidates: list[Reminder], what: str, *, pronoun: bool, session: str
+        self, candidates: list[Reminder], what: str, *, pronoun: bool, session: str,
+        kind: str = "",
     ) -> Found:
         if pronoun or not _FILLER.sub(" ", normalize(what)).strip():  # "it", "the timer"
-            focused = self.focus(session, candidates)
+            focused = self.focus(session, candidates, kind)
             if focused is not None:
                 return Found(focused, (focused,))
             if len(candidates) == 1:

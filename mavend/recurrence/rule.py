@@ -67,7 +67,7 @@ def _ordinal(n: int) -> str:
 def _every(interval: int, unit: str) -> str:
     if interval == 1:
         return f"every {unit}"
-    if interval == 2 and unit not in ("minute", "hour"):
+    if interval == 2 and unit not in ("second", "minute", "hour"):
         return f"every other {unit}"
     return f"every {interval} {unit}s"
 
@@ -84,7 +84,9 @@ def describe_rule(parts: dict[str, str], start: datetime) -> str:
     interval = int(parts.get("INTERVAL", "1") or 1)
     clock = f"{start:%H:%M}"
     days = [d for d in parts.get("BYDAY", "").split(",") if d]
-    if freq == "MINUTELY":
+    if freq == "SECONDLY":  # not said aloud; a test's or a script's rule
+        text = _every(interval, "second")
+    elif freq == "MINUTELY":
         text = _every(interval, "minute")
     elif freq == "HOURLY":
         text = _every(interval, "hour")

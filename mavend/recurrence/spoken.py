@@ -24,7 +24,7 @@ from dateutil.rrule import rrulestr
 
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
 from mavend.router.timeparse import find_time, resolve_time
-from mavend.router.timeparse.lexing import MONTHS, WEEKDAYS, lex
+from mavend.router.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
 
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
 _DAYS = rf"{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+)(?:and\s+)?{_DAY})*"
@@ -54,8 +54,6 @@ _REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                      r"(?:on\s+)?weekdays|(?:on\s+)?workdays)\b"),
         ("weekends", rf"\b(?:{_EVERY}\s+weekend(?:\s+day)?|(?:at\s+|on\s+)?(?:the\s+)?weekends)\b"),
         ("days", rf"\b{_EVERY}\s+(?P<days>{_DAYS})\b"),
-        ("days", r"\bon\s+(?P<days>(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s"
-                 r"(?:\s+and\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s)*)\b"),
         ("unit", r"\b(?:every|each)\s+(?:single\s+)?(?P<unit>minute|hour|day|week|month|year)\b"),
         ("unit", rf"\b{_EVERY}\s+{_PART}\b"),
         ("unit", r"\b(?P<adverb>hourly|daily|nightly|weekly|monthly|yearly|annually)\b"),
@@ -65,6 +63,11 @@ _ADVERB_UNIT = {"hourly": "hour", "daily": "day", "nightly": "day", "weekly": "w
                 "monthly": "month", "yearly": "year", "annually": "year"}
 _PART_CLOCK = {"morning": time(8), "afternoon": time(15), "evening": time(19), "night": time(21)}
 
+_ON_DAYS = re.compile(
+    r"\b(?:on\s+)(?P<days>(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)"
+    r"(?:(?:\s*,\s*|\s+and\s+)(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays"
+    r"|sundays))*)\b"
+)
 _COUNT = re.compile(r"\b(?P<n>\d+)\s+times\b(?!\s+(?:a|an|per|each|every)\b)")
 _FOR = re.compile(r"\bfor\s+(?:the\s+next\s+)?(?P<n>\d+|a|an)\s+(?P<unit>day|week|month|year)s?\b")
 _UNTIL = re.compile(r"\b(?:until|till|til|through|up\s+to)\s+")
@@ -133,11 +136,27 @@ def parse_series(utterance: str, now: datetime, *, alarm: bool = False) -> Spoke
     lx = lex(utterance)
     canon = lx.canon
     found = next(((n, m) for n, p in _REPEATS if (m := p.search(canon))), None)
+    plural = _ON_DAYS.search(utterance.lower())
+    if plural is not None and (found is None or found[0] == "unit"):
+        # "on tuesdays": the plural is the repeat, and the canonical text drops it.
+        parsed = _Parsed("WEEKLY", byday=_weekday_codes(plural["days"]))
+        return _finish(utterance, lx, canon, now, alarm, parsed, [plural.span()])
     if found is None:
         return None
     name, match = found
     parsed = _read_repeat(name, match)
-    spans = [lx.span(*match.span())]
+    return _finish(utterance, lx, canon, now, alarm, parsed, [lx.span(*match.span())])
+
+
+def _finish(
+    utterance: str,
+    lx: Lexed,
+    canon: str,
+    now: datetime,
+    alarm: bool,
+    parsed: _Parsed,
+    spans: list[tuple[int, int]],
+) -> SpokenSeries:
     error = _impossible(parsed)
     if error:
         return SpokenSeries(None, error, _cut(utterance, spans))
@@ -174,7 +193,7 @@ def _nth(n: int) -> str:
 
 
 def _read_end(
-    utterance: str, lx, canon: str, now: datetime, spans: list[tuple[int, int]]
+    utterance: str, lx: Lexed, canon: str, now: datetime, spans: list[tuple[int, int]]
 ) -> tuple[int | None, datetime | None, str]:
     """COUNT or UNTIL, as said; cuts their words into `spans`."""
     if m := _COUNT.search(canon):

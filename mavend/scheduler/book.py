@@ -278,6 +278,11 @@ class ReminderBook(ReminderEdits):
             # A series moves on in the same transaction: to its first occurrence after
             # now (any between `due` and now are past: skipped, never a burst), or ends.
             nxt = series.after(max(parse_iso(due), now)) if series is not None else None
+            if series is not None and (passed := series.after(parse_iso(due))) and passed <= now:
+                log.warning(
+                    "reminder %d (repeating) fired late for %s; its occurrences up to %s"
+                    " are past and skipped", reminder_id, due, iso(now),
+                )
             if nxt is not None:
                 self._set_fire_at(conn, reminder_id, nxt)
             else:

@@ -164,10 +164,12 @@ class ReminderDelivery:
 
         reminder = firing.reminder
         minutes = self.settings.reminders.snooze_minutes
-        summary = "Timer" if reminder.kind == "timer" else "Reminder"
+        summary = {"timer": "Timer", "alarm": "Alarm"}.get(reminder.kind, "Reminder")
         body = reminder.text or "(no text)"
         if reminder.kind == "timer":
             body = f"Time's up: {reminder.text}" if reminder.text else "Time's up."
+        if reminder.series is not None:  # an occurrence: the series goes on after it
+            body += f"\nRepeats {reminder.series.describe()}."
         if firing.late:
             summary += " (late)"
             due = spoken_time(parse_iso(firing.due), self.clock())
