@@ -332,3 +332,90 @@ def test_an_absurd_snooze_is_refused_not_a_crash(book: ReminderBook) -> None:
     with pytest.raises(MavendError, match="a week"):
         book.snooze(reminder.id, 10**12, now=NOW)
     assert book.get(reminder.id).fire_at == NOW + timedelta(minutes=1)
+
+
+# repeating reminders on the real scheduler ---------------------------------------
+def test_a_series_fires_each_occurrence_once_and_moves_on(tmp_path: Path) -> None:
+    from mavend.recurrence import Series
+
+    settings = kit_settings(tmp_path)
+    store = Store.open(settings)
+    book = ReminderBook(store, TZ)
+    fired: list = []
+    start = datetime.now(TZ).replace(microsecond=0) + timedelta(seconds=2)
+    series = Series("FREQ=SECONDLY;INTERVAL=1;COUNT=3", start)
+    scheduler = start_scheduler(settings, store, fired)
+    try:
+        reminder = ReminderBook(Store(store.path), TZ).add(
+            "stand up", start, now=datetime.now(TZ), series=series
+        )
+        wait_for(lambda: len(fired) == 3, 8, "three occurrences")
+        time.sleep(1.0)  # more watcher cycles: nothing fires again
+    finally:
+        scheduler.stop()
+    assert [f.due for f in fired] == [
+        (start + timedelta(seconds=s)).isoformat() for s in range(3)
+    ]
+    assert [f.due for f in book.firings(reminder.id)] == [f.due for f in fired]
+    # The last occurrence ends the series: fired, like a one-off.
+    ended = book.get(reminder.id)
+    assert ended.status == Status.FIRED and ended.due == fired[-1].due
+    assert ended.series is not None and ended.series.rule.endswith("COUNT=3")
+
+
+def test_a_series_missed_while_down_fires_once_late_then_goes_on(tmp_path: Path) -> None:
+    """Two hours down, a grace of one hour, an occurrence every ten minutes: the one
+    inside the grace fires once, late; the older ones are skipped; no burst."""
+    from mavend.recurrence import Series
+
+    settings = kit_settings(tmp_path, reminders=ReminderSettings(misfire_grace_s=3600))
+    store = Store.open(settings)
+    book = ReminderBook(store, TZ)
+    now = datetime.now(TZ).replace(microsecond=0)
+    start = now - timedelta(hours=2, seconds=30)
+    reminder = book.add(
+        "check the bread", start, now=start, series=Series("FREQ=MINUTELY;INTERVAL=10", start)
+    )
+    fired: list = []
+    scheduler = start_scheduler(settings, store, fired)
+    try:
+        wait_for(lambda: fired, 5, "the late occurrence")
+        time.sleep(1.0)
+        jobs = scheduler.jobs()
+    finally:
+        scheduler.stop()
+    (late,) = fired
+    assert late.late
+    due = datetime.fromisoformat(late.due)
+    # The first occurrence inside the grace (just under an hour ago), not the oldest.
+    assert timedelta(minutes=50) <= now - due <= timedelta(hours=1)
+    after = book.get(reminder.id)
+    assert after.status == Status.PENDING and after.fire_at > now
+    assert after.fire_at - now <= timedelta(minutes=10)
+    assert jobs == {f"reminder-{reminder.id}": after.fire_at}
+    assert len(book.firings(reminder.id)) == 1
+
+
+def test_a_paused_timer_has_no_job_and_fires_after_it_resumes(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    store = Store.open(settings)
+    book = ReminderBook(store, TZ)
+    fired: list = []
+    scheduler = start_scheduler(settings, store, fired)
+    try:
+        other = ReminderBook(Store(store.path), TZ)
+        now = datetime.now(TZ)
+        timer = other.add("egg timer", now + timedelta(seconds=1.5), now=now, kind="timer",
+                          name="egg")
+        other.pause(timer.id, now=datetime.now(TZ))
+        time.sleep(2.5)  # past its old time: paused, it must not fire
+        assert fired == [] and job_ids(scheduler) == set()
+        assert [r.id for r in book.active()] == [timer.id] and book.pending() == []
+        resumed = other.resume(timer.id, now=datetime.now(TZ))
+        assert resumed.paused_left is None
+        wait_for(lambda: fired, 5, "the resumed timer")
+    finally:
+        scheduler.stop()
+    (firing,) = fired
+    assert firing.reminder.id == timer.id and firing.due == resumed.due
+    assert book.get(timer.id).status == Status.FIRED
