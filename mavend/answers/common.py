@@ -1,0 +1,46 @@
+"""What every skill shares: the `Answer`, and how numbers are said."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str  # one or two short sentences, to show and speak
+    skill: str  # "clock", "dates", "calc", "units" or "live", as `Answers.recognize`
+    data: Mapping[str, Any] = field(default_factory=dict)  # the computed facts
+    available: bool = True  # False: a live fact with no configured source, or it failed
+
+
+def say_number(value: float, *, decimals: int | None = None) -> tuple[str, bool]:
+    """`value` as said aloud, and whether that is exact (else the caller says "about").
+
+    Whole numbers are said whole; others keep four significant figures but never
+    drop below two decimals for numbers of 1 or more (16.09, 12345.68, 0.03527),
+    because a reply like "12350" for 12345.678 would hide digits the user can hear.
+    """
+    if not math.isfinite(value):
+        return str(value), False
+    if decimals is None:
+        if value == 0:
+            return "0", True
+        digits = math.floor(math.log10(abs(value))) + 1
+        decimals = max(2, 4 - digits)
+    rounded = round(value, decimals)
+    if rounded == round(rounded):
+        text = str(round(rounded))
+    else:
+        text = f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
+    return text, _close(rounded, value)
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def plural(count: float, singular: str, many: str | None = None) -> str:
+    return singular if count == 1 else (many or singular + "s")
