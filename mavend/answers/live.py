@@ -77,7 +77,9 @@ _WEEKDAYS = [name.lower() for name in calendar.day_name]
 _ELSEWHERE = re.compile(
     r"\b(?:in|for|at) (?!the (?:morning|afternoon|evening|night|weekend)\b)(?P<place>(?!"
     r"(?:the )?(?:morning|afternoon|evening|night|weekend|week|moment|garden|area|"
-    r"neighbourhood|neighborhood|town|city)\b)[a-z][a-z ]*?)"
+    r"neighbourhood|neighborhood|town|city|next|coming|rest)\b|(?:today|tomorrow|tonight|"
+    r"this|next|later|now|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)"
+    r"[a-z][a-z ]*?)"
     r"(?: (?:today|tomorrow|tonight|now|right now|this week|this weekend|on [a-z]+|like))*$"
 )
 _HOME_WORDS = {"here", "home", "my area", "my town", "town", "my city", "the area",
