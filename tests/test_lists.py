@@ -15,7 +15,13 @@ import pytest
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op
-from mavend.lists import DEFAULT_LIST, ListBook, ListHandler, parse_list_command
+from mavend.lists import (
+    DEFAULT_LIST,
+    ListBook,
+    ListHandler,
+    ListInputError,
+    parse_list_command,
+)
 from mavend.lists.book import MAX_ITEMS_PER_LIST
 from mavend.lists.items import MAX_ITEM_CHARS, MAX_ITEMS_PER_ADD
 from mavend.router.grammar import normalize
@@ -144,6 +150,9 @@ def test_ticked_items_are_read_back_apart(lists: Lists) -> None:
         ("bread", False),
         ("butter", True),
     ]
+    with sqlite3.connect(lists.path) as conn:
+        done_at = conn.execute("SELECT done_at FROM list_items WHERE text = 'butter'").fetchone()
+    assert done_at == ("2026-12-02T09:30:00+01:00",)  # the handler's clock, the user's zone
     reply = lists.say("whats on the list")
     assert reply.text == "Your shopping list has 3 items: eggs, milk and bread. Ticked off: butter."
     assert reply.outcome == Outcome.DONE
@@ -356,6 +365,14 @@ def test_control_characters_are_stripped_from_items(lists: Lists) -> None:
     result = book.add("shopping", ["oat\x00 milk\x1b", "\u200bbread\n"])
     assert [i.text for i in result.added] == ["oat milk", "bread"]
     assert lists.rows("shopping") == [("oat milk", False), ("bread", False)]
+
+
+def test_the_book_itself_refuses_bad_items_and_writes_nothing(lists: Lists) -> None:
+    book = ListBook(lists.store, TZ)
+    for items in (["x" * 2000], [f"thing {n}" for n in range(MAX_ITEMS_PER_ADD + 1)], ["\x07"]):
+        with pytest.raises(ListInputError):
+            book.add("shopping", items)
+    assert lists.names() == []
 
 
 def test_a_full_list_refuses_the_whole_add(lists: Lists) -> None:

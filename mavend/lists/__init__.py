@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mavend.lists.book import ListBook, ListItem, ListLimitError, ListSummary
+from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError, ListSummary
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
 from mavend.lists.parse import ListCommand, parse_list_command
 
@@ -25,6 +25,7 @@ __all__ = [
     "ListBook",
     "ListCommand",
     "ListHandler",
+    "ListInputError",
     "ListItem",
     "ListLimitError",
     "ListSummary",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from mavend.lists.items import Item, core_of, make_item
+from mavend.lists.items import Item, clean_text, core_of, item_problem, make_item
 from mavend.lists.names import DEFAULT_LIST, spoken_name
 from mavend.store import Store, iso
 
@@ -119,9 +119,13 @@ class ListBook:
 
     def add(self, name: str, texts: Sequence[str]) -> AddResult:
         """Add the items, all in one transaction (the list is made by its first add). An
-        item already open is not added twice; one ticked off is put back. A bound hit
-        (ListLimitError) writes nothing, not even the new list."""
-        items = [make_item(t) for t in texts]
+        item already open is not added twice; one ticked off is put back. Bad items
+        (ListInputError) or a bound hit (ListLimitError) write nothing, not even the list."""
+        cleaned = [t for t in (clean_text(t) for t in texts) if t]
+        problem = item_problem(cleaned)
+        if problem:
+            raise ListInputError(problem)
+        items = [make_item(t) for t in cleaned]
         now = self._now()
         with self.store.write("adding to a list") as conn:
             list_id = _list_id(conn, name)
@@ -166,7 +170,13 @@ class ListBook:
 
 
 class ListLimitError(Exception):
-    """A bound (MAX_LISTS) stops the write; its message is the sentence to say."""
+    """A bound (MAX_LISTS, MAX_ITEMS_PER_LIST) stops the write; its message is the
+    sentence to say. Nothing was written."""
+
+
+class ListInputError(ValueError):
+    """The items cannot be added as given (none, too many, too long): the sentence to
+    say. Nothing was written."""
 
 
 def _list_id(conn: sqlite3.Connection, name: str) -> int | None:

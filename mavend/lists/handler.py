@@ -12,8 +12,8 @@ from typing import Any
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.handlers.confirm import Confirmations
-from mavend.lists.book import ListBook, ListItem, ListLimitError
-from mavend.lists.items import clean_text, core_of, item_problem, make_key
+from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
+from mavend.lists.items import clean_text, core_of, make_key
 from mavend.lists.match import find
 from mavend.lists.names import spoken_name
 from mavend.lists.parse import ListCommand
@@ -54,13 +54,12 @@ class ListHandler:
     def add(self, cmd: ListCommand) -> Reply:
         name = self.book.resolve(cmd.list_name)
         spoken = spoken_name(name)
-        texts = [t for t in (clean_text(i) for i in cmd.items) if t]
-        problem = item_problem(texts)
-        if problem == "empty":
+        if not any(clean_text(i) for i in cmd.items):
             return Reply(f"What should I add to your {spoken}?", Outcome.ASKED, data={"list": name})
-        if problem:
-            return Reply(problem, Outcome.REFUSED, "bad_input", {"list": name})
-        result = self.book.add(name, texts)
+        try:
+            result = self.book.add(name, cmd.items)
+        except ListInputError as exc:
+            return Reply(str(exc), Outcome.REFUSED, "bad_input", {"list": name})
         sentences = []
         if result.added:
             sentences.append(f"Added {_texts(result.added)} to your {spoken}.")

@@ -217,10 +217,10 @@ def _keeps_together(left: str, right: list[str], list_name: str) -> bool:
     return list_name == TODO and (len(left.split()) < 2 or len(right) < 2)
 
 
-def item_problem(texts: list[str]) -> str:
+def item_problem(texts: Sequence[str]) -> str:
     """One sentence on why these items cannot be added, or "" when they can."""
     if not texts:
-        return "empty"
+        return "There's nothing to add: name the item, as in \"add eggs to the list\"."
     if len(texts) > MAX_ITEMS_PER_ADD:
         return (
             f"That's {len(texts)} items at once; I can add up to {MAX_ITEMS_PER_ADD} at a "
