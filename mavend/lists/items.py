@@ -55,7 +55,9 @@ _PLURAL_LOOKING_MODIFIERS = frozenset(
     {"brussels", "sports", "kids", "mens", "womens", "childrens", "swiss", "cous", "jeans"}
 )
 _INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
-PRONOUNS = frozenset({"it", "that", "this", "them", "those", "these", "something", "stuff"})
+PRONOUNS = frozenset(
+    {"it", "that", "this", "them", "those", "these", "something", "stuff", "me", "us", "him", "her"}
+)
 
 _NUMBER_WORDS = {
     "one": "1",

@@ -44,7 +44,7 @@ _PREAMBLE = re.compile(
     r"can we|could we|can i|could i)\s+)+"
 )
 _TRAILER = re.compile(
-    r"(?:\s+(?:please|thanks|thank you|for me|for us|cheers|ok|okay|right now|now))+$"
+    r"(?:\s+(?:please|thanks|thank you|for me|for us|cheers|ok|okay|right now|now|again))+$"
 )
 _FILLERS = re.compile(r"\b(?:um+|uh+|erm+|er|hmm+|uhm)\b")
 # Whole utterances that belong to another room, whatever list they mention.
@@ -67,7 +67,10 @@ _REF = (
     r"(?:(?:(?:the|my|our|your|this|that)\s+)?(?:(?!do\s)(?P<name>[a-z0-9'-]+(?:\s+[a-z0-9'-]+)"
     r"{0,3})\s+)?list|(?:the|my|our)\s+(?P<bare>groceries|grocery|shopping|tasks|to dos|todos))"
 )
-_WHEN = r"(?:\s+(?:right now|now|at the moment|today|so far|currently|then))?"
+_WHEN = (
+    r"(?:\s+(?:right now|now|at the moment|today|for today|this week|for this week|so far|"
+    r"currently|then))?"
+)
 _ADD_VERB = (
     # Longer first: "write down milk" must not leave "down" in the item.
     r"(?:write down|jot down|pencil in|put down|stick down|pop down|add|put|stick|pop|throw|"
