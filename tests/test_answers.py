@@ -55,8 +55,8 @@ def _offset_words(zone: str, now: datetime) -> str:
         ("what time is it in tokyo", "Asia/Tokyo", "Tokyo"),
         ("What time is it in Tokyo?", "Asia/Tokyo", "Tokyo"),
         ("um whats the time in tokyo right now", "Asia/Tokyo", "Tokyo"),
-        ("hey can you tell me what time it is in new york", "America/New_York", "New York"),
-        ("time in new york right now", "America/New_York", "New York"),
+        ("hey can you tell me what time it is in new york", "America/New_York", "New York City"),
+        ("time in new york right now", "America/New_York", "New York City"),
         ("what time is it in nyc", "America/New_York", "New York City"),
         ("what time is it in UTC", "UTC", "UTC"),
         ("what's the time in sao paulo", "America/Sao_Paulo", "São Paulo"),
@@ -109,7 +109,7 @@ def test_fixed_offsets_and_late_days(answers: Answers) -> None:
     [
         ("how far ahead is tokyo", "Asia/Tokyo", "Tokyo"),
         ("how many hours behind is los angeles", "America/Los_Angeles", "Los Angeles"),
-        ("whats the time difference with new york", "America/New_York", "New York"),
+        ("whats the time difference with new york", "America/New_York", "New York City"),
     ],
 )
 def test_how_far_ahead(answers: Answers, text: str, zone: str, label: str) -> None:
@@ -125,6 +125,22 @@ def test_a_country_with_several_zones_says_whose_time(answers: Answers) -> None:
     there = NOW.astimezone(ZoneInfo("Australia/Sydney"))  # Canberra keeps Sydney's time
     assert reply.data["zone"] == "Australia/Sydney"
     assert f"{there:%H:%M}" in reply.text and "several time zones" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "zone", "label"),
+    [
+        ("what time is it in sydnee", "Australia/Sydney", "Sydney"),
+        ("whats the time in lundon", "Europe/London", "London"),
+        ("what time is it in los angelis", "America/Los_Angeles", "Los Angeles"),
+        ("what time is it in tokio", "Asia/Tokyo", "Tokyo"),
+        ("what time is it in washington", "America/New_York", "Washington"),
+    ],
+)
+def test_misheard_and_ambiguous_names(answers: Answers, text: str, zone: str, label: str) -> None:
+    reply = ask(answers, text)
+    assert reply.data["zone"] == zone and reply.data["place"] == label
+    assert f" in {label}," in reply.text  # the reply names the city it found
 
 
 @pytest.mark.parametrize("place", ["blorptown", "portland france"])
@@ -460,3 +476,20 @@ def test_tables_load_once_under_concurrent_first_use() -> None:
     for thread in threads:
         thread.join()
     assert len(set(replies)) == 1 and "Tokyo" in replies[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hey, what's the time in Tokyo?", "How many days until Christmas?",
+     "What's seventeen times twenty-three?", "Convert 10 miles to kilometres, please.",
+     "What day of the week was 1 January 2000?", "How many cups in a litre?",
+     "What's 15% of 80?", "um so whats the date in three weeks"],
+)
+def test_the_routers_normalized_text_reads_the_same(answers: Answers, text: str) -> None:
+    """The lead may hand over the router's normalized text (lower case, no punctuation)."""
+    from mavend.router.grammar import normalize
+
+    raw, normalized = ask(answers, text), ask(answers, normalize(text))
+    assert (raw.text, raw.skill, dict(raw.data)) == (
+        normalized.text, normalized.skill, dict(normalized.data)
+    )

@@ -40,6 +40,10 @@ _ZONE_ALIASES = {
 # Other names (Bombay, NYC, Peking) are indexed for cities this big: the ones people
 # call by another name, without the cost of every village's spellings.
 _ALIASED_POPULATION = 50_000
+_BIG_CITY = 500_000
+# Misheard names are matched against cities this big only, and only this close.
+_FUZZY_POPULATION = 100_000
+_FUZZY_CUTOFF = 82
 _FIXED = re.compile(r"^(?:utc|gmt) ?(plus|minus|\+|-) ?(\d{1,2})(?::?(\d{2}))?$")
 
 
@@ -94,6 +98,7 @@ class Places:
         self._zones: dict[str, str] = {}
         self._by_country: dict[str, list[_City]] = {}
         self._by_state: dict[str, list[_City]] = {}
+        self._big_names: list[str] = []  # for names misheard by a letter or two
 
     def load(self) -> None:
         with self._lock:
@@ -128,6 +133,10 @@ class Places:
                 self._states[code.lower()] = code
                 self._state_names[code] = state["name"]
             self._zones = {normal(name).replace(" ", ""): name for name in available_timezones()}
+            self._big_names = sorted(
+                name for name, cities in self._primary.items()
+                if cities[0].population >= _FUZZY_POPULATION
+            )
             self._loaded = True
 
     def find(self, spoken: str) -> Place | None:
@@ -136,6 +145,10 @@ class Places:
         name = normal(spoken)
         if not name:
             return None
+        # A big city before a state of its name: "washington" is D.C., not Seattle's time.
+        big = self._cities(name)
+        if big and big[0].population >= _BIG_CITY:
+            return self._place(big[0], qualified=False)
         return self._zone(name) or self._country(name) or self._state(name) or self._city(name)
 
     # --- kinds of place ------------------------------------------------------------
@@ -196,7 +209,7 @@ class Places:
         return Place(self._state_names[code], ZoneInfo(biggest.timezone), biggest.timezone, "US")
 
     def _city(self, name: str) -> Place | None:
-        found = self._cities(name)
+        found = self._cities(name) or self._misheard(name)
         if found:
             return self._place(found[0], qualified=False)
         words = name.replace(" in ", " ").split()
@@ -211,8 +224,29 @@ class Places:
             return None  # "portland france": that city, but not there
         return None
 
+    def _misheard(self, name: str) -> list[_City]:
+        """A big city whose name is a letter or two away ("sydnee", "lundon"). Speech
+        keeps the first sound, so the first letter must agree; the reply names the city
+        found, so a wrong guess is heard at once."""
+        if len(name) < 5:
+            return []
+        from rapidfuzz import fuzz, process
+
+        best = process.extractOne(name, self._big_names, scorer=fuzz.ratio,
+                                  score_cutoff=_FUZZY_CUTOFF)
+        if best is None or best[0][0] != name[0]:
+            return []
+        return self._primary[best[0]]
+
     def _cities(self, name: str) -> list[_City]:
-        return self._primary.get(name) or self._alternate.get(name) or []
+        """The cities called `name`, the likeliest first: by population, where a city's
+        own name counts ten times one of its other names (so "sidney" is Sydney, not a
+        town of 20,000 that is called so, but "london" is never a far bigger city with
+        London among its names)."""
+        primary = self._primary.get(name, [])
+        alternate = [c for c in self._alternate.get(name, []) if c not in primary]
+        ranked = [(c.population * 10, c) for c in primary] + [(c.population, c) for c in alternate]
+        return [city for _, city in sorted(ranked, key=lambda pair: -pair[0])]
 
     def _qualified(self, cities: list[_City], qualifier: str) -> _City | None:
         country = self._country_names.get(qualifier)
