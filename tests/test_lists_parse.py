@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from mavend.lists import SHOPPING, TODO, ListCommand, parse_list_command
+from mavend.lists import (
+    SHOPPING,
+    TODO,
+    ListCommand,
+    ListSplit,
+    parse_list_command,
+    split_list_command,
+)
 from mavend.router.grammar import normalize
 
 
@@ -217,6 +224,34 @@ def test_clears(said: str, name: str) -> None:
 )
 def test_creates(said: str, name: str) -> None:
     assert parsed(said) == ListCommand("create", name)
+
+
+@pytest.mark.parametrize(
+    ("said", "split"),
+    [
+        (
+            "put crumpets on the shopping list and then set a timer for twenty minutes",
+            ListSplit(ListCommand("add", SHOPPING, ("crumpets",)), "set a timer for twenty minutes",
+                      list_first=True),
+        ),
+        (
+            "lock the screen and tick off phone the bank",
+            ListSplit(ListCommand("tick", "", ("phone the bank",)), "lock the screen",
+                      list_first=False),
+        ),
+        (
+            "add jam and honey to my list and what's the time",
+            ListSplit(ListCommand("add", "", ("jam", "honey")), "what's the time", list_first=True),
+        ),
+        ("add jam to the list and honey", None),  # more items, not a second request
+        ("add jam and honey to the list", None),  # one list command: parse_list_command's
+        ("remind me at six and add jam to the list", None),  # may be one reminder
+        ("remind me to put jam on the list and call dad", None),
+        ("turn the volume up and lock the screen", None),
+    ],
+)
+def test_a_list_command_joined_to_another_request(said: str, split: ListSplit | None) -> None:
+    assert split_list_command(normalize(said)) == split
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError, ListSummary
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
-from mavend.lists.parse import ListCommand, parse_list_command
+from mavend.lists.parse import ListCommand, ListSplit, parse_list_command, split_list_command
 
 if TYPE_CHECKING:
     from mavend.lists.handler import ListHandler
@@ -28,8 +28,10 @@ __all__ = [
     "ListInputError",
     "ListItem",
     "ListLimitError",
+    "ListSplit",
     "ListSummary",
     "parse_list_command",
+    "split_list_command",
 ]
 
 
