@@ -445,6 +445,8 @@ NOT_OURS = [
     "set an alarm for 7 tomorrow", "cancel my 3 o'clock reminder", "how many items on my list",
     "add 2 pints of milk to the list", "what did I say about the car", "snooze for 5 minutes",
     "when is my next appointment", "what day is my appointment", "", "   ", "um",
+    "remind me to check the forecast before I leave", "put sunscreen on the packing list",
+    "set a reminder about the bitcoin tax form", "12/25", "4/7/2026",
 ]
 
 

@@ -46,6 +46,7 @@ _PREFIX = re.compile(
     r"what do you get if you (?:take|do)|what is the answer to|is)\b\s*"
 )
 _SUFFIX = re.compile(r"\s*\b(?:equals?|equal to|make|makes|come to|is|be|then|exactly)$")
+_DATE_LIKE = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
               "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10}
 _WORD_OPS = (
@@ -102,9 +103,12 @@ _TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 def parse(numeric: str) -> Calculation | None:
     """The calculation `numeric` (digits, see text.read) asks for, or None if it is none."""
     text = _PREFIX.sub("", numeric).strip()
+    asked = text != numeric.strip()  # "what is 3/4": a question, so a fraction
     text = _SUFFIX.sub("", text).strip()
     if not text or not re.search(r"\d", text):
         return None
+    if _DATE_LIKE.fullmatch(text) and (not asked or text.count("/") == 2):
+        return None  # "3/3/2015", or "2/29" said alone, is a date
     text, percent = _apply_templates(text)
     tokens = _tokens(text)
     if tokens is None or not any(t in _OPERATORS for t in tokens):

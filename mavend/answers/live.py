@@ -57,7 +57,7 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("sports scores", r"\b(?:score|scores|scoreline|who won|who is winning|did (?:the )?"
          r"[a-z ]+ win|league table|standings|fixtures|kick ?off|result of the (?:game|match))"
          r"\b"),
-        ("traffic", r"\btraffic\b|\bcommute\b|\broad ?works\b"),
+        ("traffic", r"\btraffic\b|\bhow is (?:my |the )?commute\b|\broad ?works\b"),
         ("opening hours", r"\bopening (?:hours|times)\b|\b(?:what time|when) does (?!my )"
          r"(?:the )?(?P<shop>[a-z' ]+?) (?:open|close|shut)\b|\bis (?:the )?(?P<shop2>[a-z' ]+?)"
          r" (?:open|closed) (?:today|now|right now|yet|still|on [a-z]+|tomorrow|tonight|late)"),
@@ -66,6 +66,10 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("TV listings", r"\bwhat is on (?:the )?(?:tv|telly|television|bbc|itv|channel \d+)\b|"
          r"\btv (?:guide|listings|schedule)\b|\bwhat is on tonight\b"),
     )
+)
+_COMMAND = re.compile(
+    r"^(?:please )?(?:make|add|create|put|play|remind|set|turn|start|stop|save|note|write|"
+    r"remember|jot|text|send|call|schedule|cancel|delete|remove|open|show me how to)\b"
 )
 _NOT_A_SHOP = re.compile(r"\b(?:door|window|gate|blinds?|curtains?|lock|valve|tap|fridge|"
                          r"garage door|shutters?|lid)\b")
@@ -95,6 +99,8 @@ class LiveQuestion:
 
 
 def parse(plain: str, now: date) -> LiveQuestion | None:
+    if _COMMAND.match(plain):
+        return None  # "remind me to check the weather", "make a list of stocks": commands
     if _WEATHER.search(plain) and not re.search(_INDOORS, plain):
         return _weather_question(plain, now)
     for topic, pattern in _TOPICS:
