@@ -72,6 +72,7 @@ def _offset_words(zone: str, now: datetime) -> str:
         ("what time is it in the uk", "Europe/London", "the United Kingdom"),
         ("local time in sydney", "Australia/Sydney", "Sydney"),
         ("so what time would it be in honolulu", "Pacific/Honolulu", "Honolulu"),
+        ("do you know what time it is in berlin", "Europe/Berlin", "Berlin"),
     ],
 )
 def test_time_in_a_place(answers: Answers, text: str, zone: str, label: str) -> None:
@@ -196,6 +197,15 @@ def test_holidays(answers: Answers, text: str, name: str, day: date) -> None:
     year = f" {day.year}" if day.year != TODAY.year else ""
     assert reply.text == f"{name} is in {_days(day)} days, on {weekday}, {day.day} " \
         f"{calendar.month_name[day.month]}{year}."
+
+
+def test_a_holiday_in_a_named_year(answers: Answers) -> None:
+    # Easter 2030 falls on 21 April (church calendars).
+    reply = ask(answers, "when is easter 2030")
+    assert reply.data["date"] == "2030-04-21"
+    assert reply.data["days"] == (date(2030, 4, 21) - TODAY).days
+    reply = ask(answers, "what day is christmas next year")
+    assert reply.text == f"Christmas will be on a {date(2027, 12, 25):%A}, 25 December 2027."
 
 
 def test_thanksgiving_is_the_fourth_thursday(answers: Answers) -> None:
@@ -395,6 +405,12 @@ US_CUP_ML = 236.5882365
         ("how many pints in a uk gallon", 8.0,
          "There are 8 imperial pints in an imperial gallon."),
         # Not in mavend's table of spoken units: pint's own furlong, 660 US survey feet.
+        ("what is 6 foot 2 in centimetres", (6 * 12 + 2) * INCH_CM,
+         f"6 feet 2 inches is {(6 * 12 + 2) * INCH_CM:.2f} centimetres."),
+        ("how many kilometres per hour is 70 mph", 70 * MILE_KM,
+         f"70 miles per hour is about {70 * MILE_KM:.2f} kilometres per hour."),
+        ("how many tablespoons in a quarter cup", 4.0,  # a US cup is 16 tablespoons
+         "There are 4 tablespoons in a quarter US cup."),
         ("convert 3 furlongs to metres", 3 * 660 * 1200 / 3937,
          f"3 furlongs is about {3 * 660 * 1200 / 3937:.2f} metres."),
     ],

@@ -166,7 +166,8 @@ def _assert_ha_request(seen: Seen, method: str, path: str) -> None:
      "how hot is it outside", "how cold is it", "what's the temperature",
      "what's the temperature outside", "is it raining", "whats the forecast for tomorrow",
      "hey um whats the weather going to be like on saturday", "any rain this afternoon",
-     "is it going to snow", "how windy is it"],
+     "is it going to snow", "how windy is it", "will i need a jacket today",
+     "whats the high today", "what's the humidity", "should i wear a coat"],
 )
 def test_without_a_source_weather_is_never_guessed(text: str) -> None:
     answers = Answers(Settings(), HOME)
@@ -204,7 +205,8 @@ def test_other_live_facts_have_no_source(text: str, topic: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["is the garage door open", "what's the temperature in the bedroom", "turn on the tv",
-     "set the heating to 21 degrees", "is the kitchen window open", "what is it like"],
+     "set the heating to 21 degrees", "is the kitchen window open", "what is it like",
+     "what is the humidity in the bathroom", "remind me to check the weather at 7"],
 )
 def test_home_questions_are_not_live_facts(text: str) -> None:
     assert Answers(Settings(), HOME).recognize(text) is None
@@ -313,6 +315,12 @@ def test_open_meteo_now(server: Server) -> None:
     assert reply is not None and reply.available
     _assert_om_request(server.seen[0])
     assert reply.text == "It's 7°C and overcast right now, with wind at 11 kilometres an hour."
+
+
+def test_open_meteo_humidity(server: Server) -> None:
+    server.routes[("GET", "/v1/forecast")] = _json(om_body())
+    reply = om_answers(server).answer("hows the humidity outside", NOW)
+    assert reply is not None and reply.text == "The humidity is 81%, and it's overcast."
 
 
 def test_open_meteo_tomorrow_and_snow(server: Server) -> None:

@@ -75,7 +75,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   r"(?:i|we) got| left)? (?:until|before|till|to) (?P<target>.+)$"),
         ("until", rf"^{_UNITS} (?:left )?until (?P<target>.+)$"),
         ("until", r"^how (?:soon|far away|far off) is (?P<target>.+)$"),
-        ("when", r"^when is (?P<target>.+?)(?: this year| next year)?$"),
+        ("when", r"^when is (?P<target>.+?)$"),
         ("weekday", r"^(?:what|which) (?:day of the week|day of week|weekday|day)(?: is| was| "
                     r"will| would| does| did| falls?| will be)? (?P<target>.+?)(?: be| fall "
                     r"on| fall| land on| on| going to be| falls? on)?$"),

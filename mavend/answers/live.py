@@ -32,12 +32,14 @@ _WEATHER = re.compile(
     r"rainy|snowy|icy|foggy|stormy))\b"
     r"|\bis it (?:raining|snowing|sunny|cold|hot|warm|windy|freezing|chilly|foggy|icy|pouring|"
     r"nice)(?: (?:outside|out|out there))?(?: (?:right now|now|today|at the moment))?$"
-    r"|\bdo (?:i|we) need (?:an? |my |to take (?:an? |my )?|to bring (?:an? |my )?)?"
+    r"|\b(?:do|will|would) (?:i|we) need (?:an? |my |to take (?:an? |my )?|to bring (?:an? |my )?)?"
     r"(?:umbrella|brolly|coat|jacket|raincoat|sunscreen|sun cream|gloves|scarf)\b"
     r"|\bhow (?:hot|cold|warm|windy|humid|chilly|wet) (?:is it|will it be|is it going to be)"
     r"|\b(?:what is )?the temperature(?: (?:outside|out|out there|today|tomorrow|now|right "
     r"now|going to be|like))*$"
     r"|\bhow many degrees is it\b|\btemperature outside\b|\bany (?:rain|snow)\b"
+    r"|\bhumidity\b|\bwhat is the (?:high|low|uv index|uv)(?: (?:today|tomorrow|for today|"
+    r"for tomorrow))?$|\bshould i wear (?:an? )?(?:coat|jacket|shorts)\b"
     r"|\bchance of (?:rain|snow)\b|\bwhat is it like (?:outside|out)\b|\bshould i (?:take|bring)"
     r" an? (?:umbrella|coat|jacket)\b"
 )
@@ -119,11 +121,13 @@ def _weather_question(plain: str, today: date) -> LiveQuestion:
         ask = "rain"
     elif re.search(r"\b(?:snow|snowing|snowy|hail|sleet)\b", plain):
         ask = "snow"
-    elif re.search(r"\b(?:hot|cold|warm|chilly|freezing|temperature|degrees|coat|jacket|"
+    elif re.search(r"\b(?:hot|cold|warm|chilly|freezing|temperature|degrees|high|low|coat|jacket|"
                    r"gloves|scarf)\b", plain):
         ask = "temperature"
     elif re.search(r"\b(?:wind|windy|breezy)\b", plain):
         ask = "wind"
+    elif re.search(r"\bhumidity\b", plain):
+        ask = "humidity"
     elif re.search(r"\b(?:sunny|sunscreen|sun cream)\b", plain):
         ask = "sun"
     day_offset: int | None = None
@@ -238,6 +242,8 @@ def _say_current(ask: str, current: Current, units: str) -> str:
             f", {temperature}." if temperature else ".")
     if ask == "wind" and current.wind_kmh is not None:
         return f"The wind is at {_wind(current.wind_kmh, units)}, and it's {current.condition}."
+    if ask == "humidity" and current.humidity is not None:
+        return f"The humidity is {round(current.humidity)}%, and it's {current.condition}."
     if ask == "temperature" and temperature:
         return f"It's {temperature} outside, {current.condition}."
     if temperature:

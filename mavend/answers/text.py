@@ -32,7 +32,7 @@ _CONTRACTIONS = (
     (r"\bi'?d\b", "i would"),
 )
 _FILLER = re.compile(
-    r"\b(?:um+|uh+|uhm+|erm+|er|hmm+|mm+|ah+|eh|like,|you know,?)(?=\s|$)", re.IGNORECASE
+    r"\b(?:um+|uh+|uhm+|erm+|er|hmm+|mm+|ah+|eh)(?=\s|$)", re.IGNORECASE
 )
 # Lead-ins said before the question itself; removed from the front, repeatedly.
 _LEAD_INS = re.compile(
@@ -40,7 +40,7 @@ _LEAD_INS = re.compile(
     r"excuse me|sorry|please|just|now|"
     r"(?:can|could|would|will) you (?:please )?(?:tell me|say|work out|figure out|"
     r"calculate|check|let me know)?|"
-    r"do you (?:happen to )?know|(?:please )?tell me|i (?:want|need|would like) to know|"
+    r"do you (?:happen to )?know|you know|(?:please )?tell me|i (?:want|need|would like) to know|"
     r"i (?:was )?wonder(?:ing)?|let me know|any idea|do you have any idea)\b\s*"
 )
 _TRAILERS = re.compile(r"\s*\b(?:please|thanks|thank you|for me|mate|buddy)$")

@@ -19,7 +19,8 @@ from mavend.answers.unitwords import AMBIGUOUS_ALONE, UNITS, UnitWord
 SKILL = "units"
 
 _UNIT = "|".join(re.escape(form) for form in sorted(UNITS, key=len, reverse=True))
-_AMOUNT = r"(?:-?\d+(?:\.\d+)?(?: and (?:a )?half)?|an?|half an?|a half|a quarter|quarter of an?)"
+_AMOUNT = (r"(?:-?\d+(?:\.\d+)?(?: and (?:a )?half)?|half an?|a half|a quarter|quarter of an?"
+           r"|an?)")
 _PIECE = rf"(?:{_AMOUNT}) (?:{_UNIT})"
 _QUANTITY = rf"(?P<q>{_PIECE}(?: (?:and )?{_PIECE})*)"
 _TARGET = rf"(?P<to>{_UNIT})"
@@ -32,8 +33,9 @@ _PREFIX = re.compile(
 _SHAPES = tuple(
     re.compile(shape)
     for shape in (
+        rf"^how many {_TARGET} (?P<is>is |are |equals? )(?!in |there ){_QUANTITY}$",
         rf"^how many {_TARGET} (?:are |is |make |makes |go |fit |would make )?"
-        rf"(?:(?:in|into|to|make up|per|is|are|in to) )?(?:there )?(?:in )?{_QUANTITY}$",
+        rf"(?:(?:in|into|to|make up|per|in to) )?(?:there )?(?:in )?{_QUANTITY}$",
         rf"^{_QUANTITY} (?:is |are |equals |make )?(?:in|into|to|as|in to|is how many|"
         rf"equals how many|in terms of) {_TARGET}$",
         rf"^how many {_TARGET} (?:are |is )?(?:there )?in {_QUANTITY}$",
@@ -59,6 +61,9 @@ class Conversion:
 def parse(numeric: str) -> Conversion | None:
     text = re.sub(r"\bdegrees? (?=celsius|centigrade|fahrenheit|c\b|f\b)", "degrees ", numeric)
     text = re.sub(r"\b(?:minus|negative) (?=\d)", "-", text)
+    # "6 foot 2": the inches said without the word
+    text = re.sub(r"\b(\d+) (?:foot|feet) (\d+)\b(?! ?(?:inch|inches|cm|centimet|metre|meter|"
+                  r"mm|\.))", r"\1 feet \2 inches", text)
     text = re.sub(r"^(?:the )?", "", text)
     how_many = text.startswith("how many ")
     body = text if how_many else _PREFIX.sub("", text, count=1)
@@ -68,7 +73,8 @@ def parse(numeric: str) -> Conversion | None:
             target = m.group("to")
             if pieces is None or (shape is not _CONVERT and not _plausible(pieces, target)):
                 continue
-            return Conversion(tuple(pieces), target, how_many)
+            reads_as_in = how_many and not m.groupdict().get("is")
+            return Conversion(tuple(pieces), target, reads_as_in)
     return None
 
 
