@@ -9,7 +9,10 @@ transaction, and between a notification and the record of its delivery. After
 the last kill a daemon runs until everything due has fired and been shown.
 
 Counted from the database: firings per reminder (exactly one each: lost 0,
-duplicated 0; "missed" counts as lost). Counted at the notification server:
+duplicated 0; "missed" counts as lost). Repeating reminders come due among them
+(issue 21): a few series, an occurrence every ~20 s, each occurrence counted by its
+(reminder, due) key: every one fires exactly once (the firing transaction advances the
+series), and each series ends fired after its last. Counted at the notification server:
 Notify calls per reminder. Delivery is at-least-once by design (a kill between
 the server's reply and the commit of `delivered_at` shows it again at the next
 start); every notification carries its firing's stack tag, so a server that
@@ -36,6 +39,7 @@ from pathlib import Path
 import pytest
 
 from mavend.config import Settings
+from mavend.recurrence import Series
 from mavend.scheduler import ReminderBook, Status
 from mavend.store import Store
 from tests.state_kit import TZ, wait_for
@@ -56,6 +60,10 @@ MAX_KILL_DELAY_S = 2.4
 DOWN_CHANCE = 0.2
 DOWN_S = (0.5, 3.5)
 READY = "mavend is running"
+# Repeating ones: (seconds between occurrences, occurrences). Far enough apart that a
+# run of kills never leaves two occurrences of one series due before a daemon is back
+# (a series catches up with one late firing, not a burst: that would count as lost).
+SERIES = ((20, 6), (21, 6), (23, 5), (25, 5))
 
 
 @pytest.fixture
@@ -141,7 +149,20 @@ def test_sigkill_100_times_and_every_reminder_fires_exactly_once(
         for text in texts
     ]
     ids = {r.id for r in reminders}
-    last_due = max(r.fire_at for r in reminders)
+    series: dict[int, list[str]] = {}  # id -> every occurrence's due, in order
+    series_text: dict[int, str] = {}
+    for n, (every, count) in enumerate(SERIES):
+        start = (now + timedelta(seconds=FIRST_DUE_S + 3 + n)).replace(microsecond=0)
+        rule = Series(f"FREQ=SECONDLY;INTERVAL={every};COUNT={count}", start)
+        added = book.add(f"crash test series {n}", start, now=now, series=rule)
+        series[added.id] = [(start + timedelta(seconds=every * k)).isoformat() for k in
+                            range(count)]
+        series_text[added.id] = added.text
+    occurrences = sum(len(d) for d in series.values())
+    last_due = max(
+        max(r.fire_at for r in reminders),
+        max(datetime.fromisoformat(d[-1]) for d in series.values()),
+    )
     logs = tmp_path / "logs"
     logs.mkdir()
     lives = Lives(logs)
@@ -176,7 +197,7 @@ def test_sigkill_100_times_and_every_reminder_fires_exactly_once(
 
         def all_delivered() -> bool:
             rows = firing_rows(database)
-            return len(rows) >= REMINDERS and all(r["delivered_at"] for r in rows)
+            return len(rows) >= REMINDERS + occurrences and all(r["delivered_at"] for r in rows)
 
         wait_left = (last_due - datetime.now(TZ)).total_seconds() + 30
         wait_for(all_delivered, max(wait_left, 30), "every reminder fired and delivered")
@@ -195,9 +216,25 @@ def test_sigkill_100_times_and_every_reminder_fires_exactly_once(
     duplicated = sorted(i for i in ids if fired[i] > 1)
     late = sum(1 for r in rows if r["late"])
     undelivered = [(r["reminder_id"], r["due"]) for r in rows if not r["delivered_at"]]
+    # The series: every occurrence fired once, by its (reminder, due) key.
+    keys = Counter((r["reminder_id"], r["due"]) for r in rows if r["reminder_id"] in series)
+    series_lost = sorted((i, d) for i, dues in series.items() for d in dues if not keys[(i, d)])
+    series_doubled = sorted(k for k, n in keys.items() if n > 1)
+    series_strays = sorted(k for k in keys if k[1] not in series[k[0]])
+    series_ended = {i: book.get(i).status for i in series}
 
     # The server: Notify calls per reminder, and the tag each one carried.
-    notes = [n for n in notification_server.interface.received if n.summary.startswith("Reminder")]
+    received = notification_server.interface.received
+    everything = [n for n in received if n.summary.startswith("Reminder")]
+    notes = [n for n in everything if reminder_of(n.body) not in series_text.values()]
+    series_notes = [n for n in everything if reminder_of(n.body) in series_text.values()]
+    series_tags = Counter(
+        n.hints["x-dunst-stack-tag"].value for n in series_notes if "x-dunst-stack-tag" in n.hints
+    )
+    series_never_shown = sorted(
+        (i, d) for i, dues in series.items() for d in dues
+        if not series_tags[f"mavend-reminder-{i}-{d}"]
+    )
     shown = Counter(reminder_of(n.body) for n in notes)
     by_text = {r.text: r for r in reminders}
     unknown = sorted(set(shown) - set(by_text))
@@ -226,6 +263,12 @@ def test_sigkill_100_times_and_every_reminder_fires_exactly_once(
         f"never_shown={len(never_shown)} seed={seed}"
     )
     print(
+        f"crash: series={len(series)} occurrences={occurrences} "
+        f"fired={sum(keys.values())} lost={len(series_lost)} doubled={len(series_doubled)} "
+        f"strays={len(series_strays)} notify_calls={len(series_notes)} "
+        f"never_shown={len(series_never_shown)}"
+    )
+    print(
         f"crash: kills_in_startup={killed_in_startup} startup_s median="
         f"{statistics.median(startups):.2f} max={max(startups):.2f} (n={len(startups)}) "
         f"kill_phase_s={kills_done - started:.1f} downtime_s={downtime:.1f} wall_s={wall_s:.1f} "
@@ -234,6 +277,11 @@ def test_sigkill_100_times_and_every_reminder_fires_exactly_once(
     store.close()
 
     assert not lost, f"lost reminders (never fired, or marked missed): {lost}"
+    assert not series_lost, f"occurrences of a series that never fired: {series_lost}"
+    assert not series_doubled, f"occurrences fired more than once: {series_doubled}"
+    assert not series_strays, f"firings at no occurrence of their rule: {series_strays}"
+    assert not series_never_shown, f"occurrences never shown: {series_never_shown}"
+    assert set(series_ended.values()) == {Status.FIRED}, series_ended
     assert not duplicated, f"reminders fired more than once: {duplicated}"
     assert not undelivered, f"fired but never recorded as delivered: {undelivered}"
     assert not never_shown, f"never reached the notification server: {never_shown}"
