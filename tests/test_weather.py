@@ -261,6 +261,25 @@ def test_ha_fahrenheit_entity_in_metric_and_imperial(server: Server, tmp_path: P
     assert reply is not None and reply.text == "The wind is at 10 miles an hour, and it's rain."
 
 
+def test_ha_forecast_instants_are_days_at_home(server: Server, tmp_path: Path) -> None:
+    """HA dates a daily forecast by its start in UTC: Berlin's 3 December starts at
+    23:00 UTC on the 2nd, and is still "tomorrow" seen from Berlin on the 2nd."""
+    berlin = ZoneInfo("Europe/Berlin")
+    days = [
+        {"datetime": "2026-12-01T23:00:00+00:00", "condition": "sunny", "temperature": 5.0,
+         "templow": 0.0, "precipitation_probability": 0},
+        {"datetime": "2026-12-02T23:00:00+00:00", "condition": "rainy", "temperature": 6.0,
+         "templow": 2.0, "precipitation_probability": 70},
+    ]
+    server.routes[("POST", "/api/services/weather/get_forecasts")] = _json(ha_forecast(days))
+    answers = ha_answers(server, tmp_path)
+    berlin_answers = Answers(answers.settings, berlin)
+    morning = datetime(2026, 12, 2, 9, 0, tzinfo=berlin)
+    reply = berlin_answers.answer("will it rain tomorrow", morning)
+    assert reply is not None and reply.data["forecast"]["date"] == "2026-12-03"
+    assert reply.text == "Probably. The forecast for tomorrow is rain, 70% chance of rain."
+
+
 def test_ha_refused_token(server: Server, tmp_path: Path) -> None:
     server.routes[("GET", "/api/states/weather.home")] = (401, b'{"message": "Unauthorized"}')
     reply = ha_answers(server, tmp_path).answer("what's the temperature", NOW)

@@ -46,7 +46,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # What follows "in" in a time question that is not a place: a span ("in 3 weeks"
 # belongs to dates), a part of the day, a room of the house.
 _NOT_A_PLACE = re.compile(
-    r"^(?:\d|an? |half |the (?:morning|afternoon|evening|night)\b|(?:the )?(?:morning|"
+    r"^(?:\d|an? |half |now\b|then\b|the (?:morning|afternoon|evening|night)\b|(?:the )?(?:morning|"
     r"afternoon|evening|night|future|past|meantime|end)\b|my |your |this |here$|there$|"
     r"the (?:kitchen|bedroom|living room|lounge|bathroom|office|study|garage|garden|hall|"
     r"hallway|house|nursery|basement|attic|dining room|car|oven|fridge|freezer)\b)"

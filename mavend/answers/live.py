@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from mavend.answers.common import Answer
 from mavend.answers.weather import Current, Day, WeatherError, WeatherSource
@@ -172,7 +172,7 @@ def answer(
         said = " ".join(w.capitalize() for w in question.place.split())
         return Answer(f"I only have the weather for home, not for {said}.", SKILL,
                       {"topic": "weather", "place": question.place}, available=False)
-    source = WeatherSource(weather, homeassistant)
+    source = WeatherSource(weather, homeassistant, now.tzinfo or UTC)
     facts: dict = {"topic": "weather", "source": weather.source, "units": weather.units}
     try:
         if question.day_offset is None:

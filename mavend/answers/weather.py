@@ -21,7 +21,7 @@ from __future__ import annotations
 import http.client
 import json
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -55,8 +55,11 @@ class Day:
 class WeatherSource:
     """Reads the configured source; `settings.source` must be set."""
 
-    def __init__(self, weather: WeatherSettings, homeassistant_settings: HomeAssistantSettings):
+    def __init__(
+        self, weather: WeatherSettings, homeassistant_settings: HomeAssistantSettings, tz: tzinfo
+    ):
         self.weather = weather
+        self.tz = tz  # Home Assistant dates its forecasts in UTC: the day is the home's
         # The weather's own (short) timeout, not the one for switching lights.
         self.ha = replace(homeassistant_settings, timeout_s=weather.timeout_s)
 
@@ -71,7 +74,7 @@ class WeatherSource:
 
     def days(self) -> list[Day]:
         if self.weather.source == "homeassistant":
-            return _ha_days(self._ha_forecast(), self.weather.entity)
+            return _ha_days(self._ha_forecast(), self.weather.entity, self.tz)
         return _om_days(self._open_meteo())
 
     # --- Home Assistant -----------------------------------------------------------
@@ -208,7 +211,7 @@ def _ha_current(state: dict[str, Any]) -> Current:
     )
 
 
-def _ha_days(body: dict[str, Any], entity: str) -> list[Day]:
+def _ha_days(body: dict[str, Any], entity: str, tz: tzinfo) -> list[Day]:
     # Home Assistant 2024.x answers {"changed_states": [...], "service_response": {...}};
     # earlier versions the service response alone.
     response = body.get("service_response", body)
@@ -221,9 +224,11 @@ def _ha_days(body: dict[str, Any], entity: str) -> list[Day]:
         if not isinstance(item, dict) or not isinstance(item.get("datetime"), str):
             continue
         try:
-            when = datetime.fromisoformat(item["datetime"]).date()
+            moment = datetime.fromisoformat(item["datetime"])
         except ValueError:
             continue
+        # An instant (HA documents UTC) is the day it falls on at home; a bare date is itself.
+        when = moment.astimezone(tz).date() if moment.tzinfo else moment.date()
         condition = str(item.get("condition") or "")
         days.append(Day(
             when,
