@@ -80,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mavend from {mavend.__file__}")
     print(table(reports))
     print(
-        f"wall {wall_s:.0f} s; {result['turns']} turns, {result['llm_turns']} decided with the LLM"
+        f"wall {wall_s:.0f} s; {result['turns']} turns, {result['llm_turns']} decided with the"
+        f" LLM; the slowest reset between cases {result['reset_max_s']:.2f} s"
     )
     if args.verbose:
         for report in reports:

@@ -25,8 +25,9 @@ checked after the last turn. What an expectation may say:
                     first turn + N min, +-1.5 min),
                     paused (paused_left set), left_min (paused_left, +-1.5 min),
                     rule_has ([..] in the RRULE text), rule_not ([..]), once (rule NULL),
-                    byday (the set of BYDAY days), ends ({"count": 3, "days": 21}:
-                    COUNT=3 or UNTIL about 21 days on; {"date": "12-25"}: UNTIL then)
+                    byday (the set of BYDAY days), ends (read from the series'
+                    occurrences: {"count": 3, "days": 21}: 3 of them, or the last about
+                    21 days on; {"date": "12-25"}: the last about then)
     lists           {"shopping": ["eggs", "milk"]}: those lists' open items, exactly
     lists_done      {"shopping": ["eggs"]}: ticked-off items among them
     notes, facts    how many rows
@@ -96,6 +97,7 @@ STATE_TABLES = (
     "memory",
 )
 MINUTE_TOLERANCE_S = 90.0
+REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.book.JOB_PREFIX, old and new
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
@@ -315,20 +317,42 @@ def reminder_mismatch(
             days = set(found.group(1).split(",")) if found else set()
             if days != {d.upper() for d in want["byday"]}:
                 return f"rule {row.get('rule')!r}: BYDAY should be {','.join(want['byday'])}"
-        if "ends" in want and (why := _ends_mismatch(want["ends"], rule, moment)):
+        if "ends" in want and (why := _ends_mismatch(want["ends"], row, moment)):
             return f"rule {row.get('rule')!r}: {why}"
     return None
 
 
-def _ends_mismatch(ends: Mapping[str, Any], rule: str, moment: datetime) -> str | None:
-    """A series' end: COUNT=n, or UNTIL within a day of the date meant."""
-    count = re.search(r"COUNT=(\d+)", rule)
-    if count and "count" in ends:
-        return None if int(count.group(1)) == int(ends["count"]) else f"COUNT not {ends['count']}"
-    until = re.search(r"UNTIL=(\d{8})", rule)
-    if until is None:
-        return f"no end (want {dict(ends)})"
-    last = datetime.strptime(until.group(1), "%Y%m%d").date()
+def series_dates(rule: str, first: datetime, limit: int = 1000) -> list[date] | None:
+    """The dates of a series' occurrences from its first (None: it does not end)."""
+    from dateutil.rrule import rrulestr
+
+    text = rule.removeprefix("RRULE:")
+    try:
+        series = rrulestr(text, dtstart=first)
+    except ValueError:  # an UNTIL without Z next to an aware start: read both naive
+        series = rrulestr(text.replace("Z", ""), dtstart=first.replace(tzinfo=None))
+    dates: list[date] = []
+    for occurrence in series:
+        dates.append(occurrence.date())
+        if len(dates) > limit:
+            return None
+    return dates
+
+
+def _ends_mismatch(
+    ends: Mapping[str, Any], row: Mapping[str, Any], moment: datetime
+) -> str | None:
+    """A series' end, read from its occurrences: exactly `count` of them, or the last
+    within a day of the date meant (`days` from the turn, or a month-day: "12-25")."""
+    first = datetime.fromisoformat(row.get("rule_start") or row["fire_at"]).astimezone(TZ)
+    try:
+        dates = series_dates(row["rule"] or "", first)
+    except (ValueError, TypeError) as exc:
+        return f"the rule does not parse: {exc}"
+    if dates is None:
+        return f"the series does not end (want {dict(ends)})"
+    if "count" in ends and len(dates) == int(ends["count"]):
+        return None
     today = moment.date()
     if "days" in ends:
         meant = today + timedelta(days=int(ends["days"]))
@@ -337,7 +361,10 @@ def _ends_mismatch(ends: Mapping[str, Any], rule: str, moment: datetime) -> str 
         meant = date(today.year, month, day)
         if meant < today:
             meant = date(today.year + 1, month, day)
-    return None if abs((last - meant).days) <= 1 else f"UNTIL {last} not about {meant}"
+    if dates and abs((dates[-1] - meant).days) <= 1:
+        return None
+    last = dates[-1] if dates else "none"
+    return f"{len(dates)} occurrences, the last {last}; want {dict(ends)} (about {meant})"
 
 
 def _describe(row: Mapping[str, Any]) -> str:
@@ -516,6 +543,7 @@ class CaseResult:
     replies: list[str] = field(default_factory=list)
     llm_turns: int = 0
     seconds: float = 0.0
+    reset_s: float = 0.0  # deleting the rows until the scheduler held no job
 
     @property
     def passed(self) -> bool:
@@ -645,16 +673,17 @@ class EverydayRunner:
             return
         scheduler.request_sync()
         deadline = time.monotonic() + 5
-        while scheduler.jobs():
+        while left := [j for j in scheduler.jobs() if j.startswith(REMINDER_JOB_PREFIX)]:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the scheduler kept jobs after the reset: {scheduler.jobs()}")
-            time.sleep(0.05)
+                raise RuntimeError(f"the scheduler kept reminder jobs after the reset: {left}")
+            time.sleep(0.02)
 
     def run_case(self, case: Case) -> CaseResult:
         started = time.monotonic()
         result = CaseResult(case, [])
         try:
             self.reset()
+            result.reset_s = time.monotonic() - started
             last_turn: dict[str, Any] = {}
             start = moment = datetime.now(TZ)
             for number, turn in enumerate(case.turns, 1):
@@ -749,4 +778,5 @@ def to_json(reports: Sequence[FamilyReport]) -> dict[str, Any]:
         "passed": sum(r.passed for r in reports),
         "llm_turns": sum(x.llm_turns for r in reports for x in r.results),
         "turns": sum(len(x.case.turns) for r in reports for x in r.results),
+        "reset_max_s": round(max((x.reset_s for r in reports for x in r.results), default=0), 3),
     }
