@@ -9,6 +9,8 @@ The clock is fixed: Wednesday 2 December 2026, 14:15 in London.
 from __future__ import annotations
 
 import calendar
+import dataclasses
+import json
 import threading
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -511,3 +513,14 @@ def test_the_routers_normalized_text_reads_the_same(answers: Answers, text: str)
     assert (raw.text, raw.skill, dict(raw.data)) == (
         normalized.text, normalized.skill, dict(normalized.data)
     )
+
+
+def test_recognize_loads_no_table_and_answer_keeps_the_api() -> None:
+    fresh = Answers(Settings(), HOME)
+    assert fresh.recognize("what time is it in tokyo") == "clock"
+    assert fresh.places._loaded is False  # recognize stayed a regular expression
+    reply = ask(fresh, "what time is it in tokyo")
+    assert [f.name for f in dataclasses.fields(Answer)] == ["text", "skill", "data", "available"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        reply.text = "changed"  # type: ignore[misc]
+    json.dumps(dict(reply.data))  # the facts travel as JSON (the daemon's replies)
