@@ -330,15 +330,23 @@ def test_exact_arithmetic(answers: Answers, text: str, result: int) -> None:
     assert answers.recognize(text) == "calc", text
     reply = ask(answers, text)
     assert reply.data["result"] == result and reply.data["exact"] is True
-    assert reply.text == f"That's {result}."
+    assert reply.text.endswith(f" {result}.")
+
+
+def test_short_sums_are_said_back(answers: Answers) -> None:
+    assert ask(answers, "whats seventeen times twenty three").text == "17 times 23 is 391."
+    assert ask(answers, "square root of 144").text == "The square root of 144 is 12."
+    assert ask(answers, "15 percent of 80").text == "15 percent of 80 is 12."
+    assert ask(answers, "what's 20% off 50").text == "That's 40."  # a phrase form: no echo
 
 
 def test_rounded_results_say_about(answers: Answers) -> None:
     reply = ask(answers, "what is 10 divided by 3")
-    assert reply.text == f"That's about {10 / 3:.3f}."
+    assert reply.text == f"10 divided by 3 is about {10 / 3:.3f}."
     assert reply.data["exact"] is False and reply.data["result"] == pytest.approx(10 / 3)
-    assert ask(answers, "square root of 2").text == f"That's about {2 ** 0.5:.3f}."
-    assert ask(answers, "7 divided by 2").text == "That's 3.5."  # exact: no "about"
+    assert ask(answers, "square root of 2").text == \
+        f"The square root of 2 is about {2 ** 0.5:.3f}."
+    assert ask(answers, "7 divided by 2").text == "7 divided by 2 is 3.5."  # exact: no "about"
     assert ask(answers, "20 is what percent of 80").text == "That's 25 percent."
 
 
@@ -464,7 +472,8 @@ NOT_OURS = [
     "add 2 pints of milk to the list", "what did I say about the car", "snooze for 5 minutes",
     "when is my next appointment", "what day is my appointment", "", "   ", "um",
     "remind me to check the forecast before I leave", "put sunscreen on the packing list",
-    "set a reminder about the bitcoin tax form", "12/25", "4/7/2026",
+    "set a reminder about the bitcoin tax form", "12/25", "4/7/2026", "ten percent",
+    "minus five", "twenty",
 ]
 
 

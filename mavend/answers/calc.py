@@ -111,7 +111,7 @@ def parse(numeric: str) -> Calculation | None:
         return None  # "3/3/2015", or "2/29" said alone, is a date
     text, percent = _apply_templates(text)
     tokens = _tokens(text)
-    if tokens is None or not any(t in _OPERATORS for t in tokens):
+    if tokens is None or not _computes(tokens):
         return None
     if len(tokens) > MAX_TOKENS:
         return None
@@ -122,6 +122,13 @@ def parse(numeric: str) -> Calculation | None:
     except CalcError:
         pass  # well formed, just without an answer: answer() says why
     return Calculation(" ".join(tokens), tuple(tokens), percent)
+
+
+def _computes(tokens: list[str]) -> bool:
+    """Whether the tokens ask for work: "10 percent" or "minus 5" alone is a value (an
+    answer to some other question), not a calculation."""
+    working = {"+", "*", "/", "^", "mod", "sqrt", "cbrt", "!", "abs"}
+    return any(t in working or (t == "-" and i > 0) for i, t in enumerate(tokens))
 
 
 def _apply_templates(text: str) -> tuple[str, bool]:
@@ -385,10 +392,30 @@ def answer(calculation: Calculation) -> Answer:
     )
     if calculation.percent:
         spoken += " percent"
-    text = f"That's {spoken}." if exact else f"That's about {spoken}."
+    said = _echo(calculation.tokens)
+    about = "" if exact else "about "
+    # Saying the sum back lets a misheard number be heard: "17 times 23 is 391."
+    text = f"{said} is {about}{spoken}." if said else f"That's {about}{spoken}."
     return Answer(
         text, SKILL, {"expression": calculation.expression, "result": result, "exact": exact}
     )
+
+
+_SPOKEN_OPS = {"+": "plus", "-": "minus", "*": "times", "/": "divided by",
+               "^": "to the power of", "sqrt": "the square root of", "neg": "minus"}
+
+
+def _echo(tokens: tuple[str, ...]) -> str:
+    """A short calculation in words ("17 times 23"); "" for one too long or too nested to
+    say back clearly (percentages, brackets, the phrase forms like "20% off 50")."""
+    if len(tokens) > 7 or any(t not in _SPOKEN_OPS and not t[0].isdigit() and t != "%"
+                              for t in tokens):
+        return ""
+    if "%" in tokens and " ".join(tokens).replace("% *", "").count("%"):
+        return ""  # a percentage other than "N percent of M" is not said back
+    text = " ".join(_SPOKEN_OPS.get(t, t) for t in tokens)
+    text = text.replace(" % times ", " percent of ")
+    return text[:1].upper() + text[1:]
 
 
 def _say(value: Number) -> tuple[str, bool]:
