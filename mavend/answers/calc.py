@@ -254,7 +254,7 @@ class _Parser:
         value = self._atom()
         while self._peek() in ("%", "!"):
             if self._take() == "%":
-                value = _Value(_exact(value.number) / 100, percent=True)
+                value = _Value(value.number / 100, percent=True)
             else:
                 value = _Value(_factorial(value.number))
         return value
@@ -280,10 +280,6 @@ class _Parser:
             return rule()
         finally:
             self.depth -= 1
-
-
-def _exact(number: Number) -> Number:
-    return number
 
 
 def _binary(op: str, a: Number, b: Number) -> Number:

@@ -127,22 +127,15 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
         target = m.group("target").strip()
         if kind == "weekday" and target in ("it", "it today", "today", "it now"):
             return None  # the clock's own question
-        plain_target = _plain_target(plain, target)
-        unit = (m.groupdict().get("unit") or "days").replace("sleeps", "sleeps")
+        # The same target in the words as said: the resolver reads spoken years itself.
+        in_words = shape.match(plain)
+        plain_target = in_words.group("target").strip() if in_words else target
+        unit = m.groupdict().get("unit") or "days"
         question = DateQuestion(kind, plain_target, target, unit, m.groupdict().get("guess") or "")
         if _resolvable(question, now):
             return question
         return None
     return None
-
-
-def _plain_target(plain: str, target: str) -> str:
-    """The target with its words as said (the resolver reads spoken years itself)."""
-    for _kind, shape in _SHAPES:
-        m = shape.match(plain)
-        if m and "target" in m.groupdict() and m.group("target"):
-            return m.group("target").strip()
-    return target
 
 
 def _resolvable(question: DateQuestion, now: datetime) -> bool:
