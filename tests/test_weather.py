@@ -221,7 +221,7 @@ def test_ha_current_weather(server: Server, tmp_path: Path) -> None:
     assert reply is not None and reply.available
     [seen] = server.seen
     _assert_ha_request(seen, "GET", "/api/states/weather.home")
-    assert reply.text == "It's 7°C and rain right now, with wind at 20 kilometres an hour."
+    assert reply.text == "Right now it's 7°C with rain and wind at 20 kilometres an hour."
     assert reply.data["current"]["temperature_c"] == 7.4
 
 
@@ -256,9 +256,9 @@ def test_ha_fahrenheit_entity_in_metric_and_imperial(server: Server, tmp_path: P
                                wind_speed_unit="mph")
     server.routes[("GET", "/api/states/weather.home")] = _json(state)
     reply = ha_answers(server, tmp_path).answer("how cold is it outside", NOW)
-    assert reply is not None and reply.text == "It's 10°C outside, rain."  # (50-32)*5/9
+    assert reply is not None and reply.text == "It's 10°C outside, with rain."  # (50-32)*5/9
     reply = ha_answers(server, tmp_path, 'units = "imperial"').answer("how windy is it", NOW)
-    assert reply is not None and reply.text == "The wind is at 10 miles an hour, and it's rain."
+    assert reply is not None and reply.text == "The wind is at 10 miles an hour, with rain."
 
 
 def test_ha_forecast_instants_are_days_at_home(server: Server, tmp_path: Path) -> None:
@@ -278,6 +278,20 @@ def test_ha_forecast_instants_are_days_at_home(server: Server, tmp_path: Path) -
     reply = berlin_answers.answer("will it rain tomorrow", morning)
     assert reply is not None and reply.data["forecast"]["date"] == "2026-12-03"
     assert reply.text == "Probably. The forecast for tomorrow is rain, 70% chance of rain."
+
+
+def test_ha_is_it_raining_now(server: Server, tmp_path: Path) -> None:
+    server.routes[("GET", "/api/states/weather.home")] = _json(HA_STATE)
+    answers = ha_answers(server, tmp_path)
+    reply = answers.answer("is it raining outside", NOW)
+    assert reply is not None and reply.text == "Yes: right now it's 7°C with rain."
+    sunny = json.loads(json.dumps(HA_STATE))
+    sunny["state"] = "sunny"
+    sunny["attributes"]["temperature"] = float("nan")  # json writes NaN; it is no reading
+    server.routes[("GET", "/api/states/weather.home")] = _json(sunny)
+    reply = answers.answer("is it raining", NOW)
+    assert reply is not None and reply.text == "No: right now it's sunny."
+    assert reply.data["current"]["temperature_c"] is None
 
 
 def test_ha_refused_token(server: Server, tmp_path: Path) -> None:
@@ -333,7 +347,7 @@ def test_open_meteo_now(server: Server) -> None:
     reply = om_answers(server).answer("um whats the weather like right now", NOW)
     assert reply is not None and reply.available
     _assert_om_request(server.seen[0])
-    assert reply.text == "It's 7°C and overcast right now, with wind at 11 kilometres an hour."
+    assert reply.text == "Right now it's 7°C and overcast, with wind at 11 kilometres an hour."
 
 
 def test_open_meteo_humidity(server: Server) -> None:
@@ -361,7 +375,7 @@ def test_open_meteo_imperial(server: Server) -> None:
     server.routes[("GET", "/v1/forecast")] = _json(om_body())
     reply = om_answers(server, 'units = "imperial"').answer("whats the temperature", NOW)
     assert reply is not None
-    assert reply.text == f"It's {round(6.6 * 9 / 5 + 32)}°F outside, overcast."
+    assert reply.text == f"It's {round(6.6 * 9 / 5 + 32)}°F outside and overcast."
     reply = om_answers(server, 'units = "imperial"').answer("will it rain tomorrow", NOW)
     assert reply is not None and f"{6.3 / 25.4:.1f} inches expected" in reply.text
 

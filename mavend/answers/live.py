@@ -232,26 +232,40 @@ def _rain_amount(mm: float, units: str) -> str:
     return f"{mm:.1f}".removesuffix(".0") + " millimetres"
 
 
+_NOUNS = ("rain", "drizzle", "snow", "showers", "thunderstorms", "hail", "grains", "sleet",
+          "weather")
+
+
+def _is_noun(condition: str) -> bool:
+    """"light rain" is said "with light rain"; "overcast" is said "and overcast"."""
+    return condition.split()[-1] in _NOUNS
+
+
 def _say_current(ask: str, current: Current, units: str) -> str:
     temperature = (_temperature(current.temperature_c, units)
                    if current.temperature_c is not None else None)
+    condition = current.condition
+    state = f", with {condition}" if _is_noun(condition) else f", and it's {condition}"
     if ask == "rain" or ask == "snow":
-        wet = _is_wet(current.condition, ask)
-        verdict = "Yes" if wet else "No"
-        return f"{verdict}: it's {current.condition} right now" + (
-            f", {temperature}." if temperature else ".")
+        verdict = "Yes" if _is_wet(condition, ask) else "No"
+        return f"{verdict}: right now it's " + (
+            f"{temperature} {'with' if _is_noun(condition) else 'and'} {condition}."
+            if temperature else f"{condition}.")
     if ask == "wind" and current.wind_kmh is not None:
-        return f"The wind is at {_wind(current.wind_kmh, units)}, and it's {current.condition}."
+        return f"The wind is at {_wind(current.wind_kmh, units)}{state}."
     if ask == "humidity" and current.humidity is not None:
-        return f"The humidity is {round(current.humidity)}%, and it's {current.condition}."
+        return f"The humidity is {round(current.humidity)}%{state}."
     if ask == "temperature" and temperature:
-        return f"It's {temperature} outside, {current.condition}."
+        joined = f", with {condition}" if _is_noun(condition) else f" and {condition}"
+        return f"It's {temperature} outside{joined}."
     if temperature:
-        text = f"It's {temperature} and {current.condition} right now"
+        joined = f"with {condition}" if _is_noun(condition) else f"and {condition}"
+        text = f"Right now it's {temperature} {joined}"
         if current.wind_kmh is not None:
-            text += f", with wind at {_wind(current.wind_kmh, units)}"
+            link = " and" if _is_noun(condition) else ", with"
+            text += f"{link} wind at {_wind(current.wind_kmh, units)}"
         return text + "."
-    return f"It's {current.condition} right now."
+    return f"Right now: {condition}."
 
 
 def _say_day(ask: str, day: Day, name: str, units: str) -> str:

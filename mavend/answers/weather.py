@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 from dataclasses import dataclass, replace
 from datetime import date, datetime, tzinfo
 from typing import Any
@@ -166,11 +167,11 @@ _HA_CONDITIONS = {
     "pouring": "pouring rain", "rainy": "rain", "snowy": "snow", "snowy-rainy": "sleet",
     "sunny": "sunny", "windy": "windy", "windy-variant": "windy and cloudy",
 }
-WET_HA = {"rainy", "pouring", "lightning-rainy", "snowy-rainy", "hail"}
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    # Python's json reads NaN and Infinity; neither is a temperature.
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
 
