@@ -1,0 +1,57 @@
+"""Lists through the real Assistant: stage 0 reads the command before the router, the turn
+log records it as a note or a query, and the clear's yes counts only from the session asked.
+End state read from the SQLite file itself."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from tests.state_kit import kit_settings, make_assistant
+
+
+def _items(path: Path) -> list[tuple[str, str, int]]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute(
+            "SELECT l.name, i.text, i.done FROM list_items i JOIN lists l ON l.id = i.list_id"
+            " ORDER BY i.id"
+        ).fetchall()
+
+
+def test_lists_through_the_assistant(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    turn = a.handle_text("Hey Jarvis, add eggs milk and bread to the shopping list.")
+    assert turn.decision.decided_by == "list-command" and turn.decision.intent == "note"
+    assert _items(db) == [
+        ("shopping", "eggs", 0),
+        ("shopping", "milk", 0),
+        ("shopping", "bread", 0),
+    ]
+    assert a.handle_text("cross milk off my shopping list").reply.outcome == "done"
+    read = a.handle_text("what's on my shopping list?")
+    assert read.decision.intent == "query"
+    assert read.reply.text == "Your shopping list has 2 items: eggs and bread. Ticked off: milk."
+    assert a.handle_text("clear the shopping list").reply.outcome == "confirm"
+    assert a.handle_text("yes", session="satellite:kitchen").decision.decided_by != "confirmation"
+    assert len(_items(db)) == 3
+    yes = a.handle_text("yes")
+    assert yes.decision.decided_by == "confirmation"
+    assert yes.reply.text == "Cleared your shopping list: 3 items taken off."
+    assert _items(db) == []
+    with sqlite3.connect(db) as conn:
+        intents = [r[0] for r in conn.execute("SELECT intent FROM turns ORDER BY id")]
+    assert intents[:3] == ["note", "note", "query"]
+
+
+def test_reminders_and_notes_about_lists_are_not_list_commands(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    for said in (
+        "remind me to add milk to the list at 5 pm",
+        "note that the shopping list is on the fridge",
+    ):
+        turn = a.handle_text(said)
+        assert turn.decision is not None and turn.decision.decided_by != "list-command"
+    assert _items(settings.storage.database_path()) == []
