@@ -7,6 +7,8 @@ end state it leaves (tests/everyday_kit.py). Prints cases, passed and rate per f
     python bench/everyday_bench.py                 # every family
     python bench/everyday_bench.py --family negation --family lists --verbose
     python bench/everyday_bench.py --json          # machine-readable
+    python bench/everyday_bench.py --case tim-014 --verbose
+    python bench/everyday_bench.py --shuffle 7     # the same results in another order
 
 Heavy (loads the models): run it under `flock /tmp/mavend-heavy.lock`.
 """
@@ -43,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--verbose", action="store_true", help="show each failure")
     parser.add_argument("--progress", action="store_true", help="a line per case on stderr")
+    parser.add_argument("--case", action="append", default=[], help="only this case id")
+    parser.add_argument("--shuffle", type=int, metavar="SEED", help="cases in a random order")
     parser.add_argument("--data", type=Path, default=DATA, help="the cases' directory")
     parser.add_argument(
         "--daemon-per-family", action="store_true", help="a fresh daemon for each family"
@@ -69,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                 workdir=work,
                 daemon_per_family=args.daemon_per_family,
                 progress=progress if args.progress else None,
+                case_ids=args.case,
+                shuffle_seed=args.shuffle,
             )
     wall_s = time.monotonic() - started
     result = to_json(reports)
