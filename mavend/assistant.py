@@ -31,6 +31,8 @@ from mavend.handlers import (
 )
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op
+from mavend.lists import parse_list_command, split_list_command
+from mavend.lists.handler import ListHandler
 from mavend.memory import Memory
 from mavend.memory.engine import ROUTED_PLAN
 from mavend.router.decision import Decision, Intent, Slots, Stage
@@ -99,6 +101,8 @@ class Assistant:
             system_commands=system_commands,
         )
         self.handler = TurnHandler(self.ctx)
+        self.lists = ListHandler(self.ctx)
+        self.handler.rooms["lists"] = (Intent.NOTE, self.lists.confirmed)
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
         self.conversation = Conversation(settings, store, clock=self.ctx.now)
@@ -162,6 +166,19 @@ class Assistant:
             decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
             self.conversation.remember(session, decision, said)
             return decision, self.handler.command(command, context)
+        # The raw words too: their commas separate items ("coffee, sugar and tea bags").
+        listed = parse_list_command(said, utterance=utterance)
+        if listed is not None:  # "add eggs and milk to the shopping list"
+            intent = Intent.QUERY if listed.is_question else Intent.NOTE
+            decision = self._stage0(utterance, intent, said, "list-command")
+            self.conversation.remember(session, decision, said)
+            return decision, self.lists.command(listed, context)
+        split = split_list_command(said, utterance=utterance)
+        if split is not None:  # "add eggs to the list and set a timer": both, in order
+            listed_reply = self.lists.command(split.command, context)
+            decision, other = self._turn(split.rest, session, context)
+            first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
+            return decision, joined_replies(first, second)
         forget = parse_forget(said)
         if forget is not None:  # "forget everything": asks first, like any bulk erasure
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
@@ -278,6 +295,24 @@ class Assistant:
             )
         except StorageError as exc:
             log.error("the turn could not be logged: %s", exc)
+
+
+def joined_replies(first: Reply, second: Reply) -> Reply:
+    """Two requests said as one: both replies, in order; the outcome that needs the user
+    most (a failure, then a question to confirm or answer) is the turn's."""
+    rank = [Outcome.FAILED, Outcome.UNAVAILABLE, Outcome.CONFIRM, Outcome.ASKED, Outcome.REFUSED]
+    outcomes = [r.outcome for r in (first, second)]
+    outcome = next((o for o in rank if o in outcomes), Outcome.DONE)
+    spoken = ""
+    if first.spoken or second.spoken:
+        spoken = f"{first.spoken or first.text} {second.spoken or second.text}"
+    return Reply(
+        f"{first.text} {second.text}",
+        outcome,
+        first.error_class or second.error_class,
+        {"parts": [first.to_json(), second.to_json()]},
+        spoken=spoken,
+    )
 
 
 def storage_class(exc: StorageError) -> str:

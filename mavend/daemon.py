@@ -232,6 +232,8 @@ class Daemon:
         # Ready means ready to answer: the models are loaded before start() returns
         # (and before READY=1), so the first turn is not the slow one.
         await asyncio.to_thread(self._warm_up, self.router)
+        # The city table and the unit registry (~1 s): loaded now, not on the first question.
+        await asyncio.to_thread(self.assistant.handler.answers.warm)
         if self.options.stdin_turns:
             services.append(("stdin", self._stdin_turns))
         self.state = DaemonState.RUNNING

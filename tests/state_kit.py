@@ -31,7 +31,7 @@ from mavend.config import (
     StorageSettings,
 )
 from mavend.daemon import Daemon, DaemonOptions
-from mavend.router import PolicyName, RoutePolicy, Router
+from mavend.router import PolicyName, RoutePolicy, Router, answers_recognizer
 from mavend.router.grammar import CommandGrammar
 from mavend.router.slots import SlotExtractor
 from mavend.store import Store
@@ -114,6 +114,7 @@ def kit_router(
         # "vote": a scripted LLM in a test is always asked unless the classifier is sure.
         policy=RoutePolicy(name=PolicyName.VOTE, use_llm=llm is not None),
         clock=clock,
+        answers=answers_recognizer(settings),
     )
 
 

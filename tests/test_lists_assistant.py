@@ -55,3 +55,22 @@ def test_reminders_and_notes_about_lists_are_not_list_commands(tmp_path: Path) -
         turn = a.handle_text(said)
         assert turn.decision is not None and turn.decision.decided_by != "list-command"
     assert _items(settings.storage.database_path()) == []
+
+
+def test_a_list_command_and_a_timer_in_one_breath(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    turn = a.handle_text("put crumpets on the shopping list and then set a timer for 20 minutes")
+    assert _items(settings.storage.database_path()) == [("shopping", "crumpets", 0)]
+    pending = a.ctx.reminders.pending()
+    assert len(pending) == 1 and pending[0].kind == "timer"
+    assert "crumpets" in turn.reply.text and turn.reply.outcome == "done"
+
+
+def test_commas_said_in_a_typed_request_separate_items(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text("add coffee, sugar and tea bags to the shopping list")
+    assert [t for _, t, _ in _items(settings.storage.database_path())] == [
+        "coffee", "sugar", "tea bags",
+    ]

@@ -79,12 +79,17 @@ def test_the_users_own_data_answers_whatever_the_model_said(settings) -> None:
 def test_only_a_grammar_anchor_opens_general_knowledge_to_a_personal_question(
     settings,
 ) -> None:
-    chat = ScriptedChat(answers=["It opens at nine."])
+    chat = ScriptedChat(answers=["Usually 2 to 2.5 bar."])
     assistant = make_assistant(settings, llm=ScriptedLlm({}), chat=chat)
-    turn = assistant.handle_text("search the web for my dentist's opening hours")
+    turn = assistant.handle_text("search the web for my bike's tyre pressure")
     assert turn.decision.source_anchored and turn.decision.personal
-    assert turn.reply.text == "It opens at nine."
-    assert asked(chat) == ["my dentist's opening hours"]
+    assert turn.reply.text == "Usually 2 to 2.5 bar."
+    assert asked(chat) == ["my bike's tyre pressure"]
+    # A live fact is another matter (issue 21): opening hours need a live source, which
+    # mavend does not have, so the anchor reaches no model and the reply says so.
+    turn = assistant.handle_text("search the web for my dentist's opening hours")
+    assert turn.reply.text == "I don't have a source for opening hours."
+    assert asked(chat) == ["my bike's tyre pressure"]
 
 
 def test_a_question_about_the_world_still_gets_an_answer(settings) -> None:
@@ -188,10 +193,10 @@ def test_a_hostile_remote_model_is_asked_to_route_but_never_to_answer_about_the_
     assert len(routed) == len(personal) and replies_asked(hostile_server) == []
     # A grammar anchor opens the way, for the anchored words only; a question about
     # the world goes out too (so the count above could have seen one).
-    anchored = assistant.handle_text("search the web for my dentist's opening hours")
+    anchored = assistant.handle_text("search the web for my bike's tyre pressure")
     assert anchored.decision.source_anchored and anchored.decision.personal
     assistant.handle_text("how far away is the moon")
-    assert replies_asked(hostile_server) == ["my dentist's opening hours",
+    assert replies_asked(hostile_server) == ["my bike's tyre pressure",
                                              "how far away is the moon"]
 
 

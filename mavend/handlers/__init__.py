@@ -12,10 +12,11 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from mavend.answers import Answer, Answers
 from mavend.handlers.act import ActHandler
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import (
@@ -32,7 +33,7 @@ from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.system import SystemHandler
-from mavend.router.decision import Decision, Intent, Source
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
 
 __all__ = [
     "ForgetCommand",
@@ -60,6 +61,12 @@ class TurnHandler:
         self.query = QueryHandler(ctx, self.chat, self.reminders)
         self.system = SystemHandler(ctx, self.acts)
         self.forget = ForgetHandler(ctx)
+        # What is worked out (a sum, a unit, the time in a city) or looked up in a
+        # configured live source is answered here, never by a model's guess.
+        self.answers = Answers(ctx.settings, ctx.tz)
+        # Rooms above this package (mavend.lists) that ask yes/no questions of their own:
+        # room -> (the intent a yes is logged as, what runs it).
+        self.rooms: dict[str, tuple[Intent, Callable[[str, Mapping[str, Any]], Reply]]] = {}
 
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         clarify = decision.clarify
@@ -73,6 +80,10 @@ class TurnHandler:
             # own data, so it is personal: it is answered from there or not at all.
             source = Source.FACTS if intent == Intent.FACT else Source.NOTES
             return self.query.handle(replace(decision, source=source, personal=True))
+        if intent in (Intent.QUERY, Intent.CHAT) and decision.source not in PERSONAL_SOURCES:
+            computed = self.computed(decision)
+            if computed is not None:
+                return computed
         if intent == Intent.ACT:
             return self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
@@ -91,6 +102,12 @@ class TurnHandler:
             return self.system.handle(decision, context)
         return self.chat.handle(decision)
 
+    def computed(self, decision: Decision) -> Reply | None:
+        """The answer mavend works out or looks up itself (mavend.answers), or None."""
+        text = decision.slots.text.strip() or decision.utterance.strip()
+        answer = self.answers.answer(text, self.ctx.now())
+        return None if answer is None else answer_reply(answer)
+
     def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
         return self.reminders.command(command, context)
 
@@ -104,6 +121,21 @@ class TurnHandler:
             return Intent.SYSTEM, self.forget.confirmed(op, pending)
         if room == "reminders":
             return Intent.REMINDER, self.reminders.confirmed(op, pending)
+        if room in self.rooms:
+            intent, run = self.rooms[room]
+            return intent, run(op, pending)
         return Intent.SYSTEM, Reply(
             "That question is from another version of mavend; ask again.", Outcome.REFUSED
         )
+
+
+def answer_reply(answer: Answer) -> Reply:
+    """A computed answer as a reply. A live fact with no source is an honest answer
+    (done); a source that failed is unavailable, like any missing service."""
+    failed = not answer.available and "error" in answer.data
+    return Reply(
+        answer.text,
+        Outcome.UNAVAILABLE if failed else Outcome.DONE,
+        "source_failed" if failed else "",
+        data={"skill": answer.skill, "available": answer.available, **dict(answer.data)},
+    )

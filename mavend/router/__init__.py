@@ -33,6 +33,7 @@ __all__ = [
     "Slots",
     "Source",
     "Stage",
+    "answers_recognizer",
     "build_available_router",
     "build_router",
     "model_path",
@@ -100,7 +101,16 @@ def build_router(
         llm=llm,
         policy=policy,
         clock=clock,
+        answers=answers_recognizer(settings),
     )
+
+
+def answers_recognizer(settings: Settings) -> Callable[[str], str | None]:
+    """mavend.answers' recognizer for stage 0 (cheap: no I/O, no table loads)."""
+    from mavend.answers import Answers
+    from mavend.clock import user_timezone
+
+    return Answers(settings, user_timezone(settings.reminders.timezone)).recognize
 
 
 def build_available_router(

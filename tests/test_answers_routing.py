@@ -1,0 +1,68 @@
+"""Answers that are worked out reach the user through the whole turn, never a model.
+
+The deciders are hostile: a scripted LLM answers every question with a confident guess,
+and its chat seam would say the wrong thing; the turn must give the computed fact and
+never ask the model.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from mavend.router.decision import Intent
+from tests.scripted import Route, ScriptedLlm
+from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant
+
+NOW = datetime(2026, 12, 2, 15, 30, tzinfo=TZ)  # a Wednesday
+
+
+def _assistant(tmp_path: Path, questions: list[str]):
+    guess = Route(Intent.CHAT, 0.99)
+    llm = ScriptedLlm({q: guess for q in questions})
+    chat = ScriptedChat(answers=["It's 10:30 AM and sunny."] * len(questions))
+    return make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW), llm=llm, chat=chat), chat
+
+
+@pytest.mark.parametrize(
+    ("question", "fact"),
+    [
+        ("what's 17 times 23", "391"),
+        ("hey jarvis what is fifteen percent of eighty", "12"),
+        ("convert 10 miles to kilometres", "16.09"),
+        ("how many days until christmas", "23 days"),
+        ("what day of the week is the 25th of december", "Friday"),
+        ("what time is it in tokyo", f"{NOW.astimezone(ZoneInfo('Asia/Tokyo')):%H:%M}"),
+    ],
+)
+def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:
+    a, chat = _assistant(tmp_path, [question])
+    turn = a.handle_text(question)
+    assert turn.decision.decided_by.startswith("answers:"), turn.decision
+    assert fact in turn.reply.text and turn.reply.outcome == "done", turn.reply.text
+    assert chat.calls == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what's the weather", "will it rain tomorrow", "what's the score of the game",
+     "how much is bitcoin worth", "what's in the news today"],
+)
+def test_a_live_fact_without_a_source_is_said_plainly(tmp_path: Path, question: str) -> None:
+    a, chat = _assistant(tmp_path, [question])
+    turn = a.handle_text(question)
+    assert "don't have a" in turn.reply.text and "source" in turn.reply.text, turn.reply.text
+    assert not turn.reply.data["available"] and chat.calls == []
+
+
+def test_a_question_routed_to_chat_by_a_model_is_still_computed(tmp_path: Path) -> None:
+    """No recognizer at stage 0 (a router built without it): the handler still computes."""
+    question = "what's 12 divided by 4"
+    a, chat = _assistant(tmp_path, [question])
+    a.router.answers = None
+    turn = a.handle_text(question)
+    assert turn.decision.intent is Intent.CHAT and turn.decision.decided_by == "llm"
+    assert "3" in turn.reply.text and chat.calls == []
