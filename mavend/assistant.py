@@ -31,7 +31,7 @@ from mavend.handlers import (
 )
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op
-from mavend.lists import parse_list_command, split_list_command
+from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory
 from mavend.memory.engine import ROUTED_PLAN
@@ -48,6 +48,7 @@ _NO = "no|nope|don't|dont|do not|cancel|stop|never mind|nevermind|no thanks|forg
 YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
+LIST_FOCUS = "list_focus:"  # + session: the list just added to
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,14 @@ class Assistant:
             return decision, self.handler.command(command, context)
         # The raw words too: their commas separate items ("coffee, sugar and tea bags").
         listed = parse_list_command(said, utterance=utterance)
+        listed = listed or self._more_items(said, utterance, session)
         if listed is not None:  # "add eggs and milk to the shopping list"
             intent = Intent.QUERY if listed.is_question else Intent.NOTE
             decision = self._stage0(utterance, intent, said, "list-command")
             self.conversation.remember(session, decision, said)
-            return decision, self.lists.command(listed, context)
+            reply = self.lists.command(listed, context)
+            self._list_focus(session, listed, reply)
+            return decision, reply
         split = split_list_command(said, utterance=utterance)
         if split is not None:  # "add eggs to the list and set a timer": both, in order
             listed_reply = self.lists.command(split.command, context)
@@ -257,6 +261,25 @@ class Assistant:
             )
         intent, reply = self.handler.confirmed(pending)
         return replace(decision, intent=intent), reply
+
+    def _more_items(self, said: str, utterance: str, session: str) -> ListCommand | None:
+        """"and bread" right after an add to a list: more for that list."""
+        focus = self.ctx.session.get(LIST_FOCUS + session, now_ts=self.ctx.now().timestamp())
+        if not isinstance(focus, dict) or not focus.get("list"):
+            return None
+        return more_items(said, str(focus["list"]), utterance=utterance)
+
+    def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
+        """After an add, the list a follow-up's "and ..." adds to, for the continuation
+        window; any other list turn ends it."""
+        key = LIST_FOCUS + session
+        name = reply.data.get("list") if isinstance(reply.data, dict) else None
+        if command.action == "add" and name and reply.outcome == Outcome.DONE:
+            window = self.settings.conversation.continuation_s
+            expires = self.ctx.now().timestamp() + window
+            self.ctx.session.put(key, {"list": name}, expires_ts=expires)
+        else:
+            self.ctx.session.pop(key)
 
     @staticmethod
     def _stage0(utterance: str, intent: Intent, said: str, decided_by: str) -> Decision:

@@ -5,9 +5,10 @@ End state read from the SQLite file itself."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from tests.state_kit import kit_settings, make_assistant
+from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
 
 
 def _items(path: Path) -> list[tuple[str, str, int]]:
@@ -74,3 +75,28 @@ def test_commas_said_in_a_typed_request_separate_items(tmp_path: Path) -> None:
     assert [t for _, t, _ in _items(settings.storage.database_path())] == [
         "coffee", "sugar", "tea bags",
     ]
+
+
+def test_and_bread_after_an_add_goes_on_the_same_list(tmp_path: Path) -> None:
+    clock = MovableClock(datetime(2026, 12, 2, 10, 0, tzinfo=TZ))
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings, clock=clock)
+    db = settings.storage.database_path()
+    a.handle_text("add eggs to the shopping list")
+    assert a.handle_text("and bread").decision.decided_by == "list-command"
+    a.handle_text("oh and oat milk too")
+    a.handle_text("add call the plumber to my to do list")
+    a.handle_text("and book the dentist")
+    assert _items(db) == [
+        ("shopping", "eggs", 0), ("shopping", "bread", 0), ("shopping", "oat milk", 0),
+        ("to-do", "call the plumber", 0), ("to-do", "book the dentist", 0),
+    ]
+    # Not items: a request of its own, a question; and not after a read or the window.
+    for said in ("and set a timer for 5 minutes", "and what time is it"):
+        assert a.handle_text(said).decision.decided_by != "list-command", said
+    a.handle_text("what's on my shopping list")
+    assert a.handle_text("and jam").decision.decided_by != "list-command"
+    a.handle_text("add jam to the shopping list")
+    clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
+    assert a.handle_text("and honey").decision.decided_by != "list-command"
+    assert len(_items(db)) == 6

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError, ListSummary
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
-from mavend.lists.parse import ListCommand, ListSplit, parse_list_command, split_list_command
+from mavend.lists.parse import (
+    ListCommand,
+    ListSplit,
+    more_items,
+    parse_list_command,
+    split_list_command,
+)
 
 if TYPE_CHECKING:
     from mavend.lists.handler import ListHandler
@@ -30,6 +36,7 @@ __all__ = [
     "ListLimitError",
     "ListSplit",
     "ListSummary",
+    "more_items",
     "parse_list_command",
     "split_list_command",
 ]

@@ -374,3 +374,30 @@ def split_list_command(said: str, *, utterance: str = "") -> ListSplit | None:
             if command is not None:
                 return ListSplit(command, left, list_first=False)
     return None
+
+
+# "and bread", "oh and some milk", "butter too", "also jam as well": more of the same.
+_MORE = re.compile(
+    r"^(?:(?:oh|and|also|plus)\s+)+(?P<a>.+?)(?:\s+(?:too|as well))?$"
+    r"|^(?P<b>.+?)\s+(?:too|as well)$"
+)
+_NOT_ITEMS = re.compile(
+    r"\b(?:remind|timer|alarm|turn|lock|set|play|what|when|where|how|who|why|is|are|do|does|"
+    r"delete|remove|cancel|clear|take|tick|cross)\b"
+)
+
+
+def more_items(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
+    """A follow-up that adds more to the list just added to ("add eggs to the shopping
+    list" then "and bread"), or None. Only items: any word of a request of its own, a
+    question or another list verb makes it not one (the turn is routed as usual)."""
+    match = _MORE.match(normalize(said))
+    if match is None:
+        return None
+    span = _strip(match["a"] or match["b"] or "")
+    if not span or _NOT_ITEMS.search(span):
+        return None
+    items = split_items(span, list_name=list_name, breaks=comma_breaks(span, utterance))
+    if not items or any(_OTHER_ITEM.match(i) or i in PRONOUNS for i in items):
+        return None
+    return ListCommand("add", list_name, tuple(items))
