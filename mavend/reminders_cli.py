@@ -84,10 +84,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in reminders:
         status = "" if r.status == "pending" else f"  [{r.status}]"
-        if r.paused_left is not None:
-            status += f"  [paused, {r.paused_left:.0f} s left]"
+        when = spoken_time(r.fire_at, now)
+        if r.paused_left is not None:  # its fire time stands still until it resumes
+            when, status = "paused", f"{status}  [paused, {r.paused_left:.0f} s left]"
         repeats = f"  (repeats {r.series.describe()})" if r.series is not None else ""
-        print(f"{r.id:>4}  {r.due}  ({spoken_time(r.fire_at, now)})  {r.text}{repeats}{status}")
+        print(f"{r.id:>4}  {r.due}  ({when})  {r.text}{repeats}{status}")
     return 0
 
 

@@ -419,3 +419,54 @@ def test_a_paused_timer_has_no_job_and_fires_after_it_resumes(tmp_path: Path) ->
     (firing,) = fired
     assert firing.reminder.id == timer.id and firing.due == resumed.due
     assert book.get(timer.id).status == Status.FIRED
+
+
+def test_reminders_list_shows_the_rule(private_dirs: Path) -> None:
+    """`mavend reminders list`, run as a user runs it, on a series and a paused timer."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from mavend.config import Settings
+    from mavend.recurrence import parse_series
+
+    config = private_dirs / "config" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        '[router]\nllm_enabled = false\n\n[reminders]\ntimezone = "Europe/Berlin"\n'
+    )
+    store = Store(Settings().storage.database_path())
+    book = ReminderBook(store, TZ)
+    now = datetime.now(TZ).replace(microsecond=0)
+    spoken = parse_series("every monday and thursday at 7 pm go swimming", now)
+    assert spoken is not None and spoken.series is not None
+    swim = book.add("go swimming", now, now=now, series=spoken.series)
+    timer = book.add(
+        "pasta timer", now + timedelta(minutes=8), now=now, kind="timer", name="pasta"
+    )
+    book.pause(timer.id, now=now)
+    store.close()
+    mavend = Path(sys.executable).parent / "mavend"
+
+    def run(*args: str) -> str:
+        done = subprocess.run(
+            [str(mavend), "reminders", "list", *args], capture_output=True, text=True,
+            timeout=60, env=os.environ.copy(),
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    lines = run().splitlines()
+    assert any(
+        line.startswith(f"{swim.id:>4}  {swim.due}") and "go swimming" in line
+        and "(repeats every Monday and Thursday at 19:00)" in line
+        for line in lines
+    ), lines
+    assert any(
+        "(paused)  pasta timer" in line and "[paused, 480 s left]" in line for line in lines
+    ), lines
+    rows = {r["id"]: r for r in map(json.loads, run("--json").splitlines())}
+    assert rows[swim.id]["rule"] == "FREQ=WEEKLY;BYDAY=MO,TH"
+    assert rows[swim.id]["repeats"] == "every Monday and Thursday at 19:00"
+    assert rows[timer.id]["paused_left"] == 480 and rows[timer.id]["name"] == "pasta"
