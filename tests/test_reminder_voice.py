@@ -402,3 +402,69 @@ def test_a_fired_reminder_is_it_for_the_next_turn(
     assert say(assistant, "cancel it").text == "Cancelled check the bread."
     assert [r["status"] for r in rows(assistant)] == ["cancelled", "pending"]
     assert Status(rows(assistant)[1]["status"]) == Status.PENDING
+
+
+# what the command parser takes, and what it leaves to the router -------------------
+@pytest.mark.parametrize(
+    ("said", "action", "facts"),
+    [
+        ("um could you please delete the dentist reminder", "cancel",
+         {"what": "the dentist reminder", "kind": "reminder"}),
+        ("get rid of my 3 o'clock reminder", "cancel", {"what": "my 3 o'clock reminder"}),
+        ("uh cancel it please", "cancel", {"pronoun": True}),
+        ("scrap the reminder about the boiler", "cancel",
+         {"what": "the reminder about the boiler"}),
+        ("cancel all my reminders", "cancel", {"everything": True, "kind": "reminder"}),
+        ("turn off all the alarms", "cancel", {"everything": True, "kind": "alarm"}),
+        ("clear my timers", "cancel", {"everything": True, "kind": "timer"}),
+        ("skip tomorrow's gym reminder", "skip", {"next_only": True}),
+        ("cancel only the next bins one", "skip", {"next_only": True}),
+        ("move the dentist to 11", "move", {"what": "the dentist", "when": "11"}),
+        ("reschedule my haircut reminder for friday at 10", "move",
+         {"what": "my haircut reminder", "when": "friday at 10"}),
+        ("push it back an hour", "shift", {"pronoun": True, "seconds": 3600}),
+        ("make it twenty minutes later", "shift", {"seconds": 1200}),
+        ("bring the call reminder forward by half an hour", "shift", {"seconds": -1800}),
+        ("rename the dentist reminder to orthodontist", "rename", {"text": "orthodontist"}),
+        ("change the gym reminder to say yoga", "rename", {"text": "yoga"}),
+        ("snooze", "snooze", {"minutes": None}),
+        ("snooze that for ten minutes", "snooze", {"minutes": 10}),
+        ("and now snooze it for another 5 minutes", "snooze", {"minutes": 5}),
+        ("set a pasta timer for 8 minutes", "timer", {"text": "pasta", "seconds": 480}),
+        ("erm start a 10 minute timer for the eggs thanks", "timer",
+         {"text": "eggs", "seconds": 600}),
+        ("pause the pasta timer", "pause", {"what": "the pasta timer"}),
+        ("start the pasta timer again", "resume", {"what": "the pasta timer"}),
+        ("put 30 seconds more on the rice timer", "add_time", {"seconds": 30}),
+        ("knock two minutes off the egg timer", "add_time", {"seconds": -120}),
+        ("how long is left on the pasta timer", "left", {"what": "the pasta timer"}),
+        ("how much time is left", "left", {"what": ""}),
+        ("how long until the oven timer goes off", "left", {"what": "the oven timer"}),
+        ("what timers are running", "list", {"kind": "timer"}),
+    ],
+)
+def test_the_command_parser_reads_the_facts(said: str, action: str, facts: dict) -> None:
+    from mavend.handlers import parse_command
+
+    command = parse_command(said)
+    assert command is not None and command.action == action, (said, command)
+    for name, value in facts.items():
+        assert getattr(command, name) == value, (said, name, command)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "turn off the lights", "stop", "stop that", "cancel", "cancel that order on amazon",
+        "skip that", "skip this song", "pause the music", "resume the music", "play",
+        "move the blinds to 50 percent", "remind me to move the car to 11",
+        "set a timer for 10 minutes", "set an alarm for 7", "set a reminder for 5 pm to call mum",
+        "set the timer to 5 minutes", "remove milk from the shopping list",
+        "clear my shopping list", "delete that email", "how much time is left until christmas",
+        "make a reminder for tomorrow at 9 to call the vet",
+    ],
+)
+def test_what_is_not_a_reminder_command_goes_to_the_router(said: str) -> None:
+    from mavend.handlers import parse_command
+
+    assert parse_command(said) is None, said

@@ -20,7 +20,15 @@ from mavend.router.timeparse import resolve_time
 
 _NOUN = r"(?:reminders?|timers?|alarms?|ones?)"
 _PRONOUN = r"(?:it|(?:that|this)(?: one| reminder| timer| alarm)?)"
-_POLITE = r"^(?:please |ok |okay |hey )?(?:(?:can|could|would) you |will you )?(?:please )?"
+# Said before the command: hesitations, "please", "could you" ("um could you please ...").
+_POLITE = (
+    r"^(?:(?:um|uh|er|erm|so|oh|ok|okay|hey|right|actually|and|now) )*"
+    r"(?:(?:can|could|would) you |will you )?(?:please |just )?"
+)
+# Verbs whose "it" / "that" may be something else ("stop that", "skip that" song).
+_OWN_PRONOUN = re.compile(
+    r"cancel|delete|remove|get rid of|scrap|erase|forget about|drop|bin|ditch"
+)
 _STATE = r"(?: pending| upcoming| running)"
 _LIST = re.compile(
     rf"^(?:(?:list|show|read|tell me)(?: me)?(?: all)?(?: of)?(?: my| the)?{_STATE}? "
@@ -155,7 +163,7 @@ def _target(words: str) -> tuple[str, bool, str]:
 
 def parse_command(text: str) -> ReminderCommand | None:
     """A spoken reminder-management command, or None. Exact patterns only."""
-    said = normalize(text)
+    said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
     if not said:
         return None
     if _LIST.match(said):
@@ -214,7 +222,9 @@ def _cancel(said: str) -> ReminderCommand | None:
     if everything:
         rest = _EVERYTHING.sub("", rest)
     if _is_pronoun(rest):
-        return ReminderCommand("skip" if skip else "cancel", pronoun=True, next_only=skip)
+        if not _OWN_PRONOUN.fullmatch(m["verb"]):
+            return None  # "stop that", "skip that": the system's or the music's
+        return ReminderCommand("cancel", pronoun=True)
     if not _has_noun(rest):
         return None
     kind = _kind(rest)
