@@ -470,3 +470,53 @@ def test_reminders_list_shows_the_rule(private_dirs: Path) -> None:
     assert rows[swim.id]["rule"] == "FREQ=WEEKLY;BYDAY=MO,TH"
     assert rows[swim.id]["repeats"] == "every Monday and Thursday at 19:00"
     assert rows[timer.id]["paused_left"] == 480 and rows[timer.id]["name"] == "pasta"
+
+
+@pytest.mark.parametrize("action", ["snooze", "done"])
+def test_snooze_or_done_on_an_occurrence_leaves_the_series_going(
+    tmp_path: Path, notification_server, action: str
+) -> None:
+    """Through the in-process daemon and the notification server: an occurrence of a
+    series is shown; its Snooze makes a one-off copy, its Done acknowledges it; either
+    way the series stays pending at its next occurrence, with its job."""
+    from mavend.recurrence import Series
+
+    settings = kit_settings(tmp_path)
+    server = notification_server
+
+    async def go():
+        async with running(settings, notify_replies=False) as daemon:
+            book = daemon.scheduler.book
+            now = datetime.now(TZ)
+            start = (now + timedelta(seconds=1)).replace(microsecond=0)
+            series = book.add(
+                "feed the fish", start, now=now, series=Series("FREQ=DAILY", start)
+            )
+            daemon.scheduler.request_sync()
+            nid = await until(
+                lambda: (f := book.firings(series.id)) and f[0].notification_id, 5, "delivery"
+            )
+            server._loop.call_soon_threadsafe(server.interface.ActionInvoked, nid, action)
+            if action == "snooze":
+                await until(lambda: len(book.list(statuses=None)) == 2, 3, "the snoozed copy")
+            else:
+                await asyncio.sleep(0.5)
+            jobs = await until(
+                lambda: (j := daemon.scheduler.jobs()).get(f"reminder-{series.id}") and j,
+                3,
+                "the series' next job",
+            )
+            return start, book.list(statuses=None), jobs
+
+    start, reminders, jobs = asyncio.run(go())
+    kept = reminders[-1] if action == "snooze" else reminders[0]
+    assert kept.series is not None and kept.status == Status.PENDING
+    assert kept.fire_at == start + timedelta(days=1)
+    assert jobs[f"reminder-{kept.id}"] == kept.fire_at
+    (note,) = reminders_shown(server)
+    assert note.body == "feed the fish\nRepeats every day at " + f"{start:%H:%M}."
+    if action == "snooze":
+        copy = reminders[0]
+        assert (copy.series, copy.status, copy.text) == (None, Status.PENDING, "feed the fish")
+        assert jobs[f"reminder-{copy.id}"] == copy.fire_at
+        assert timedelta(minutes=9) < copy.fire_at - start < timedelta(minutes=11)

@@ -90,7 +90,7 @@ class Firing:
 # since), or any occurrence of a series that goes on (or ended on that occurrence).
 _SHOWABLE = (
     "((r.status = 'fired' AND r.fire_at = f.due)"
-    " OR (r.rule IS NOT NULL AND r.status = 'pending'))"
+    " OR (r.rule IS NOT NULL AND r.status IN ('pending', 'fired')))"
 )
 
 
