@@ -8,6 +8,7 @@ one the grammar or the reminder commands must take."""
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -129,6 +130,9 @@ def test_every_monday_is_one_series_and_the_reply_says_so(assistant: Assistant) 
          "2026-12-04T09:00"),
         ("wake me up every weekday at 6:45", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
          "2026-12-03T06:45"),
+        ("set a daily reminder to water the plants at 8", "FREQ=DAILY", "2026-12-03T08:00"),
+        ("set a weekly reminder to call dad on sundays at 6 pm", "FREQ=WEEKLY;BYDAY=SU",
+         "2026-12-06T18:00"),
     ],
 )
 def test_repeats_are_stored_as_rrules(
@@ -139,6 +143,8 @@ def test_repeats_are_stored_as_rrules(
     (row,) = rows(assistant)
     assert (row["rule"], row["fire_at"][:16]) == (rule, first)
     assert reply.text.count("every") >= 1  # it says it repeats, and how
+    # What to be reminded of keeps none of the repeat's or the request's words.
+    assert not re.search(r"\b(?:every|daily|weekly|reminder|remind|set)\b", row["text"])
 
 
 @pytest.mark.parametrize(

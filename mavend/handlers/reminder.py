@@ -132,10 +132,8 @@ class ReminderHandler:
     ) -> Reply:
         if spoken.series is None:
             return Reply(spoken.error, Outcome.REFUSED)
-        text = reminder_task(spoken.rest, spoken.clock_phrase)
-        text = text or ("alarm" if kind == "alarm" else "")
-        if not text:
-            return Reply("What should I remind you of? Nothing was set.", Outcome.ASKED)
+        # No words left ("remind me every day at 8"): named as a one-off would be.
+        text = reminder_task(spoken.rest, spoken.clock_phrase) or kind
         try:
             text = check_text(text)
         except MavendError as exc:

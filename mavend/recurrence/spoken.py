@@ -140,7 +140,8 @@ def parse_series(utterance: str, now: datetime, *, alarm: bool = False) -> Spoke
     if plural is not None and (found is None or found[0] == "unit"):
         # "on tuesdays": the plural is the repeat, and the canonical text drops it.
         parsed = _Parsed("WEEKLY", byday=_weekday_codes(plural["days"]))
-        return _finish(utterance, lx, canon, now, alarm, parsed, [plural.span()])
+        spans = [plural.span()] + ([lx.span(*found[1].span())] if found is not None else [])
+        return _finish(utterance, lx, canon, now, alarm, parsed, spans)
     if found is None:
         return None
     name, match = found
