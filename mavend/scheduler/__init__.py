@@ -22,8 +22,19 @@ Misfires (see PLATFORM.md): jobs due while the daemon was down run at start-up
 when they are at most `misfire_grace_s` old, and are marked late; older ones
 are marked missed, logged, and listed by `mavend reminders list --all`.
 
-The table (`book.ReminderBook`), the jobs (`jobs.ReminderScheduler`) and the delivery
-(`delivery.ReminderDelivery`) are one module each.
+Series (mavend.recurrence). A repeating reminder is one row: `rule` (an RRULE),
+`rule_start` (its first occurrence) and `fire_at`, always its next occurrence. Each
+occurrence fires once under the same (id, due) key; the firing's transaction moves
+`fire_at` on to the first occurrence after now (or, after the last, leaves the row
+fired), so occurrences passed while one fired late are skipped, never fired in a burst.
+Down longer than the grace, a series skips the occurrences older than the grace (logged)
+and fires the first one inside it, late, once; with none inside, it waits for its next.
+Done on an occurrence changes nothing; a snooze is a one-off copy; cancel ends the series.
+A paused timer stays pending with `paused_left` and no job (`pending()` leaves it out).
+
+The table (`book.ReminderBook`, with its edits in `edits.ReminderEdits`), the jobs
+(`jobs.ReminderScheduler`) and the delivery (`delivery.ReminderDelivery`) are one module
+each.
 """
 
 from mavend.scheduler.book import Firing, Reminder, ReminderBook, Status
