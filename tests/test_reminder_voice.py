@@ -474,3 +474,23 @@ def test_what_is_not_a_reminder_command_goes_to_the_router(said: str) -> None:
     from mavend.handlers import parse_command
 
     assert parse_command(said) is None, said
+
+
+def test_routed_to_reminders_a_cancel_without_a_reminder_word_finds_one(
+    assistant: Assistant,
+) -> None:
+    """ "cancel the dentist" is left to the router (it could be anything); once routed to
+    reminders it is a cancel, never a new reminder."""
+    from mavend.handlers import parse_command
+
+    say(assistant, "remind me tomorrow at 10 to see the dentist")
+    say(assistant, "remind me tomorrow at 4 pm to call the plumber")
+    assert parse_command("scrap the dentist") is None
+    decision = Decision(
+        "scrap the dentist", Stage.SLOTS, Intent.REMINDER, 0.8, Slots(text="the dentist")
+    )
+    reply = assistant.handler.handle(decision)
+    assert reply.text == "Cancelled see the dentist."
+    assert [(r["text"], r["status"]) for r in rows(assistant)] == [
+        ("see the dentist", "cancelled"), ("call the plumber", "pending"),
+    ]

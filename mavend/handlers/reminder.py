@@ -29,7 +29,12 @@ from mavend.handlers.common import (
     human_duration,
 )
 from mavend.handlers.confirm import Confirmations
-from mavend.handlers.reminder_commands import ReminderCommand, duration_of, parse_command
+from mavend.handlers.reminder_commands import (
+    ReminderCommand,
+    duration_of,
+    parse_command,
+    parse_loose,
+)
 from mavend.handlers.reminder_find import (
     ReminderFinder,
     described,
@@ -80,6 +85,8 @@ class ReminderHandler:
 
     # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
+        if (command := parse_loose(decision.utterance)) is not None:
+            return self.command(command, context)  # "cancel the dentist", routed here
         now = self.ctx.now()
         said = normalize(decision.utterance)
         alarm = bool(ALARM_RE.search(said))

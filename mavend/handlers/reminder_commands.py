@@ -175,6 +175,21 @@ def parse_command(text: str) -> ReminderCommand | None:
     return None
 
 
+def parse_loose(text: str) -> ReminderCommand | None:
+    """A management command without a reminder word ("cancel the dentist"), for a turn
+    the router already sent to reminders: there it cannot be the lights or the music."""
+    said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
+    if (command := parse_command(said)) is not None:
+        return command
+    if (m := _CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
+        rest = m["rest"].strip()
+        if re.match(r"(?:me |a |an )", rest):
+            return None  # "remind me ...", "cancel a ..." are no reference to one set
+        next_only = m["verb"] == "skip" or bool(_NEXT_ONLY.search(rest))
+        return ReminderCommand("skip" if next_only else "cancel", what=rest, next_only=next_only)
+    return None
+
+
 def _timer(said: str) -> ReminderCommand | None:
     for pattern in _TIMER_NAMED:
         if m := pattern.match(said):
