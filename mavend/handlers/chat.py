@@ -1,10 +1,15 @@
-"""chat: a short reply from the local LLM; no side effects."""
+"""chat: a short reply from the local LLM; no side effects.
+
+Chat and general-knowledge questions (QueryHandler hands those here) are asked with the
+persona's system prompt: its name, the clock, and what it cannot know (`persona`).
+"""
 
 from __future__ import annotations
 
 import logging
 
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, Outcome, Reply
+from mavend.handlers.persona import Persona
 from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
@@ -13,9 +18,17 @@ log = logging.getLogger(__name__)
 class ChatHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
+        self.persona = Persona.of(ctx.settings)
 
     def handle(self, decision: Decision) -> Reply:
         return self.answer(decision.slots.text.strip() or decision.utterance.strip())
+
+    def messages(self, text: str) -> list[dict[str, str]]:
+        """What the model is asked: the persona's system turn at this moment, then `text`."""
+        return [
+            {"role": "system", "content": self.persona.system_prompt(self.ctx.now())},
+            {"role": "user", "content": text},
+        ]
 
     def answer(self, text: str) -> Reply:
         llm = self.ctx.chat_llm()
@@ -27,7 +40,7 @@ class ChatHandler:
             )
         try:
             reply = llm.complete_chat(
-                [{"role": "user", "content": text}],
+                self.messages(text),
                 max_tokens=self.ctx.settings.router.llm_max_tokens,
                 timeout_s=REPLY_TIMEOUT_S,
             )
@@ -42,7 +55,10 @@ class ChatHandler:
                 "llm_timeout" if timeout else "llm_error",
             )
         # One paragraph: it is shown in a notification and will be spoken.
-        text = " ".join(str(getattr(reply, "text", reply)).split())
-        if not text:
+        said = " ".join(str(getattr(reply, "text", reply)).split())
+        if not said:
             return Reply("Sorry, I have no answer to that.", Outcome.FAILED, "llm_empty")
-        return Reply(text, data={"truncated": bool(getattr(reply, "truncated", False))})
+        checked = self.persona.checked_reply(said, text)
+        if checked != said:
+            log.info("chat reply claimed a maker; replaced with the assistant's own line")
+        return Reply(checked, data={"truncated": bool(getattr(reply, "truncated", False))})

@@ -1,0 +1,130 @@
+"""Who the assistant says it is: the chat system prompt and the maker-claim check.
+
+Every chat and general-knowledge reply is asked with `system_prompt(...)` first. A
+0.5B model asked bare says it is "an AI language model created by OpenAI" and makes
+up the weather; the prompt gives it a name (the wake word's), the clock, and the
+plain facts of what it cannot know. It carries nothing personal: no facts, notes or
+reminders (those are answered from the database, never through the model).
+
+The prompt is short on purpose: on two cores every prompt token costs ~8 ms on every
+reply (the chat prompt is evaluated afresh each turn). The clock line comes last, so
+the part before it is the same on every turn, should the prompt ever be cached.
+
+Small models still slip into their training ("I am Qwen, created by Alibaba Cloud"),
+so `checked_reply` replaces a reply that claims a maker with the assistant's own line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from mavend.config import Settings
+
+# Words in front of a wake name that are not the name ("hey jarvis" -> "Jarvis").
+_GREETINGS = frozenset({"hey", "hi", "hello", "ok", "okay", "yo", "oi", "hallo", "hej"})
+FALLBACK_NAME = "Mavend"
+
+# Makers and model names a small model borrows from its training data.
+_MAKERS = (
+    r"open\s*ai|chat\s*-?gpt|gpt-?\s*\d[\w.]*|qwen[\w.]*|tongyi|alibaba|anthropic|claude"
+    r"|google|gemini|bard|meta\s+ai|llama|microsoft|copilot|deepmind|mistral"
+)
+_MAKER = re.compile(rf"\b(?:{_MAKERS})\b", re.IGNORECASE)
+# A claim about itself: a first-person subject (or "as an AI ...") and a maker or a model
+# name later in the same sentence. "ChatGPT is made by OpenAI" (an answer about the world)
+# has no first person and passes.
+_SELF_CLAIM = re.compile(
+    rf"(?:\bi\s*(?:am|'m|was|have\s+been|'ve\s+been)\b|\bim\b|\bmy\s+(?:name|creators?|makers?"
+    rf"|developers?|company)\b|\bas\s+an?\s+(?:ai|assistant|language\s+model)\b"
+    rf"|\b(?:created|made|developed|built|trained|designed)\s+me\b)"
+    rf"[^.!?\n]{{0,80}}?\b(?:{_MAKERS})\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Persona:
+    """The assistant as the model is told to be: its spoken name."""
+
+    name: str
+
+    @classmethod
+    def of(cls, settings: Settings) -> Persona:
+        return cls(wake_name(settings))
+
+    def system_prompt(self, now: datetime) -> str:
+        """The chat system prompt for a reply asked at `now` (aware, in the user's zone)."""
+        # A rule list with the exact words to say worked best with the 0.5B model
+        # (bench/chat_honesty.py tried prose, few-shot and rule variants).
+        return (
+            f"You are {self.name}, a private voice assistant running locally on this home "
+            "computer, with no internet. No company made you.\n"
+            "Rules:\n"
+            "- One or two short plain sentences: they are spoken.\n"
+            "- Weather, news, sports, prices, stocks, exchange rates, traffic, when shops open "
+            'or close: say "I have no live data for that."\n'
+            "- The user's own life (family, plans, belongings): "
+            'say "I don\'t know that about you."\n'
+            f"- Asked your name or who made you: you are {self.name}, running on this computer.\n"
+            "- Questions about the world: answer them.\n"
+            f"{clock_line(now)}"
+        )
+
+    @property
+    def own_line(self) -> str:
+        """What it says about itself, and what replaces a reply that claims a maker."""
+        return f"I'm {self.name}, a voice assistant running privately on this computer."
+
+    def checked_reply(self, reply: str, question: str = "") -> str:
+        """`reply`, or `own_line` when it claims a maker or another model's name.
+
+        A question that itself names a maker or model and is not about the assistant
+        ("who makes ChatGPT") may get an answer that names it in the first person
+        ("I believe OpenAI does"), so that answer is left alone.
+        """
+        about_others = _MAKER.search(question) and not re.search(r"\byou", question, re.I)
+        if about_others or not claims_a_maker(reply):
+            return reply
+        return self.own_line
+
+
+def claims_a_maker(reply: str) -> bool:
+    """True when the reply says it is, or was made by, a company or another model."""
+    return _SELF_CLAIM.search(reply) is not None
+
+
+def clock_line(now: datetime) -> str:
+    """ "Now: Wednesday 2 December 2026, 16:05 (4:05 PM), time zone Europe/Berlin." """
+    zone = getattr(now.tzinfo, "key", None) or now.tzname() or "UTC"
+    hour12 = now.hour % 12 or 12
+    half = "AM" if now.hour < 12 else "PM"
+    return (
+        f"Now: {now:%A} {now.day} {now:%B %Y}, {now:%H:%M} ({hour12}:{now:%M} {half}), "
+        f"time zone {zone}."
+    )
+
+
+def wake_name(settings: Settings) -> str:
+    """The name people call it by: the first wake word, else the wake model's name.
+
+    `router.wake_words` is what the user configured in words ("hey jarvis" -> "Jarvis");
+    the wake model's name ("hey_jarvis", "/path/hey_computer_v2.onnx") is the fallback.
+    """
+    for phrase in settings.router.wake_words:
+        name = _name_in(phrase)
+        if name:
+            return name
+    model = Path(settings.wakeword.model).stem if settings.wakeword.model else ""
+    # Model files carry versions ("hey_jarvis_v0.1"): drop them.
+    model = re.sub(r"[_\-\s]*v?\d+(?:\.\d+)*$", "", model)
+    return _name_in(re.sub(r"[_\-]+", " ", model)) or FALLBACK_NAME
+
+
+def _name_in(phrase: str) -> str:
+    words = [w for w in re.findall(r"[^\W\d_][\w'-]*", phrase) if w]
+    while words and words[0].lower() in _GREETINGS:
+        words = words[1:]
+    return " ".join(w[:1].upper() + w[1:].lower() for w in words)

@@ -1,0 +1,180 @@
+"""The chat / general-knowledge prompt: who the assistant says it is, and what it cannot know.
+
+Real SQLite, the real router (grammar, scripted LLM stage) and the real handlers; the reply
+model is `ScriptedChat`, which records every prompt it is given, except in the one `models`
+test, which asks the real pulled Qwen.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mavend.config import ActsSettings, RouterSettings, Settings, WakeWordSettings
+from mavend.handlers.chat import ChatHandler
+from mavend.handlers.common import HandlerContext
+from mavend.handlers.persona import FALLBACK_NAME, Persona, claims_a_maker, wake_name
+from mavend.router.decision import Intent
+from mavend.store import Store
+from tests.conftest import require_model
+from tests.scripted import Route, ScriptedLlm
+from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant
+
+QWEN = "qwen2.5-0.5b-instruct-q4_k_m"
+# A Saturday morning in March, Berlin winter time (UTC+1).
+NOW = datetime(2027, 3, 13, 9, 5, tzinfo=TZ)
+CHAT_UTTERANCE = "so how's it going with you"
+WORLD_QUESTION = "how tall is the eiffel tower"
+SCRIPT = {
+    CHAT_UTTERANCE: Route(Intent.CHAT, 0.95),
+    WORLD_QUESTION: Route(Intent.QUERY, 0.95, source="general"),
+}
+COMPANIES = re.compile(r"open\s*ai|chat\s*gpt|alibaba|qwen|tongyi|google|microsoft", re.I)
+
+
+def assistant_with(settings: Settings, chat: ScriptedChat, clock: MovableClock | None = None):
+    return make_assistant(
+        settings, clock=clock or MovableClock(NOW), llm=ScriptedLlm(SCRIPT), chat=chat
+    )
+
+
+def system_turn(chat: ScriptedChat) -> str:
+    (messages,) = chat.calls
+    assert [m["role"] for m in messages] == ["system", "user"]
+    return messages[0]["content"]
+
+
+@pytest.mark.parametrize("utterance", [CHAT_UTTERANCE, WORLD_QUESTION])
+def test_chat_and_world_questions_carry_the_wake_name_and_the_clock(
+    tmp_path: Path, utterance: str
+) -> None:
+    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    chat = ScriptedChat(answers=["Fine, thanks."])
+    turn = assistant_with(settings, chat).handle_text(utterance)
+    assert turn.reply.text == "Fine, thanks."
+    system = system_turn(chat)
+    assert "You are Nova," in system
+    assert "Saturday 13 March 2027, 09:05 (9:05 AM), time zone Europe/Berlin" in system
+    assert "no internet" in system and "I have no live data for that." in system
+    assert "Jarvis" not in system and not COMPANIES.search(system)
+    assert chat.calls[0][1]["content"] == utterance
+
+
+def test_the_clock_in_the_prompt_is_the_moment_of_the_question(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    clock = MovableClock(NOW)
+    chat = ScriptedChat(answers=["One.", "Two."])
+    assistant = assistant_with(settings, chat, clock)
+    assistant.handle_text(CHAT_UTTERANCE)
+    # A clock in UTC is read in the user's zone, in summer time by then (UTC+2).
+    clock.at = datetime(2027, 10, 1, 14, 55, tzinfo=UTC)
+    assistant.handle_text(CHAT_UTTERANCE)
+    first, second = (call[0]["content"] for call in chat.calls)
+    assert "Saturday 13 March 2027, 09:05" in first
+    assert "Friday 1 October 2027, 16:55 (4:55 PM), time zone Europe/Berlin" in second
+
+
+def test_no_personal_data_reaches_the_prompt_though_the_database_holds_some(
+    tmp_path: Path,
+) -> None:
+    settings = kit_settings(tmp_path)
+    chat = ScriptedChat(answers=["It's about 330 metres."])
+    assistant = assistant_with(settings, chat)
+    ctx = assistant.ctx
+    ctx.facts.add("water", "two glasses", NOW - timedelta(hours=2), utterance="I drank water")
+    ctx.notes.add("the spare key is under the blue flower pot", NOW - timedelta(days=1))
+    ctx.reminders.add("call the plumber about the boiler", NOW + timedelta(days=1), now=NOW)
+    # They are there to leak: a fact, a note and a pending reminder.
+    assert ctx.facts.latest("water") is not None and len(ctx.notes.recent()) == 1
+    assert len(ctx.reminders.list()) == 1
+    turn = assistant.handle_text(WORLD_QUESTION)
+    assert turn.reply.text == "It's about 330 metres."
+    prompt = " ".join(m["content"] for m in chat.calls[0]).lower()
+    for private in ("glasses", "spare key", "flower pot", "plumber", "boiler", "water"):
+        assert private not in prompt, private
+
+
+@pytest.mark.parametrize(
+    ("wake_words", "model", "name"),
+    [
+        (("hey jarvis", "jarvis"), "hey_jarvis", "Jarvis"),
+        (("ok nova",), "hey_jarvis", "Nova"),
+        (("Hey, Mister Robot!",), "hey_jarvis", "Mister Robot"),
+        ((), "hey_mycroft", "Mycroft"),
+        ((), "/home/me/wake/hey_computer_v0.2.onnx", "Computer"),
+        (("hey",), "", FALLBACK_NAME),
+    ],
+)
+def test_the_wake_name_comes_from_the_wake_word(
+    wake_words: tuple[str, ...], model: str, name: str
+) -> None:
+    settings = Settings(
+        router=RouterSettings(wake_words=wake_words), wakeword=WakeWordSettings(model=model)
+    )
+    assert wake_name(settings) == name
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I am an AI language model created by OpenAI.",
+        "I'm Qwen, a large language model created by Alibaba Cloud.",
+        "Im ChatGPT, how can I help?",
+        "As an AI developed by OpenAI, I can't feel anything.",
+        "My creators are at Alibaba. I help with questions.",
+        "Yes, I am a Google assistant.",
+        "I was trained by Anthropic.",
+    ],
+)
+def test_a_reply_that_claims_a_maker_is_replaced_by_the_assistants_own_line(
+    tmp_path: Path, reply: str
+) -> None:
+    settings = kit_settings(tmp_path)
+    turn = assistant_with(settings, ScriptedChat(answers=[reply])).handle_text(CHAT_UTTERANCE)
+    assert turn.reply.text == "I'm Jarvis, a voice assistant running privately on this computer."
+    assert claims_a_maker(reply)
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("who makes chatgpt", "ChatGPT is made by OpenAI."),
+        ("who makes chatgpt", "I believe OpenAI makes ChatGPT."),
+        ("what's the capital of france", "Paris is the capital of France."),
+        ("tell me about llamas", "Llamas are South American camelids."),
+        ("who are you", "I'm Jarvis, and I run on this computer."),
+    ],
+)
+def test_a_reply_about_the_world_or_in_its_own_name_is_kept(question: str, reply: str) -> None:
+    persona = Persona("Jarvis")
+    assert persona.checked_reply(reply, question) == reply
+
+
+def test_a_maker_claim_is_replaced_even_when_asked_whether_it_is_that_model() -> None:
+    persona = Persona("Jarvis")
+    assert persona.checked_reply("Yes, I am ChatGPT.", "are you chatgpt") == persona.own_line
+
+
+@pytest.mark.models
+def test_the_real_model_says_its_own_name_and_no_company(tmp_path: Path) -> None:
+    from mavend.router.llm import LlmRouter
+
+    path = require_model(QWEN)
+    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    # Correctness, not speed: a generous deadline keeps a busy box from failing the test.
+    llm = LlmRouter(path, RouterSettings(llm_timeout_s=120.0), ActsSettings())
+    store = Store.open(settings)
+    ctx = HandlerContext(
+        settings=settings, store=store, tz=TZ, clock=MovableClock(NOW), chat_llm=lambda: llm
+    )
+    try:
+        reply = ChatHandler(ctx).answer("who are you")
+    finally:
+        llm.close()
+        store.close()
+    print(reply.text)
+    assert "Nova" in reply.text, reply.text
+    assert not COMPANIES.search(reply.text), reply.text
