@@ -116,6 +116,11 @@ def read_state(database: Path) -> Snapshot:
     )
 
 
+def fired_count(database: Path) -> int:
+    with contextlib.closing(sqlite3.connect(database, timeout=10)) as db:
+        return int(db.execute("SELECT count(*) FROM firings").fetchone()[0])
+
+
 def reset_state(database: Path) -> None:
     with contextlib.closing(sqlite3.connect(database, timeout=10)) as db:
         tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}

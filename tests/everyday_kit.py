@@ -14,10 +14,11 @@ different route to the right outcome passes.
      "expect": {"nothing": true, "reply_max_chars": 80}}
 
 A turn may carry its own "expect" (checked after that turn); the case's "expect" is
-checked after the last turn. Between cases every row is deleted by SQL (the scheduler
-is asked to re-sync and its reminder jobs are waited for), and memory is off in the
-settings, so no case sees another's state. A case that raises (a D-Bus error) fails
-with the error.
+checked after the last turn. A turn with "wait_fired_s": N is followed by a wait (up to
+N s) for a reminder to fire, so "snooze it" can follow the beep. Between cases every
+row is deleted by SQL (the scheduler is asked to re-sync and its reminder jobs are
+waited for), and memory is off in the settings, so no case sees another's state. A
+case that raises (a D-Bus error) fails with the error.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tests.everyday_checks import TZ, check, read_state, reset_state
+from tests.everyday_checks import TZ, check, fired_count, read_state, reset_state
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "everyday"
@@ -62,6 +63,9 @@ REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.book.JOB_PREFIX, old and n
 class Turn:
     say: str
     expect: Mapping[str, Any] | None = None
+    # After this turn, wait up to this many seconds for a reminder to fire (a firings
+    # row), as a person waits for the beep before saying "snooze it".
+    wait_fired_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,9 @@ class Case:
 
     @staticmethod
     def from_json(row: Mapping[str, Any]) -> Case:
-        turns = tuple(Turn(t["say"], t.get("expect")) for t in row["turns"])
+        turns = tuple(
+            Turn(t["say"], t.get("expect"), float(t.get("wait_fired_s", 0))) for t in row["turns"]
+        )
         if not turns:
             raise ValueError(f"case {row.get('id')}: no turns")
         return Case(str(row["id"]), str(row["family"]), turns, row.get("expect") or {})
@@ -243,6 +249,14 @@ class EverydayRunner:
                 raise RuntimeError(f"the scheduler kept reminder jobs after the reset: {left}")
             time.sleep(0.02)
 
+    def wait_fired(self, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if fired_count(self.database):
+                return True
+            time.sleep(0.1)
+        return False
+
     def run_case(self, case: Case) -> CaseResult:
         started = time.monotonic()
         result = CaseResult(case, [])
@@ -261,6 +275,10 @@ class EverydayRunner:
                     state = read_state(self.database)
                     problems = check(turn.expect, last_turn, state, moment, start)
                     result.problems += [f"turn {number} ({turn.say!r}): {p}" for p in problems]
+                if turn.wait_fired_s and not self.wait_fired(turn.wait_fired_s):
+                    waited = f"nothing fired in {turn.wait_fired_s:g} s"
+                    result.problems.append(f"turn {number} ({turn.say!r}): {waited}")
+                    break
             if case.expect:
                 state = read_state(self.database)
                 result.problems += check(case.expect, last_turn, state, moment, start)
