@@ -58,6 +58,8 @@ def book(assistant: Assistant) -> ReminderBook:
     [
         ((22, 0), "wake me up at 6:30 tomorrow", "2026-12-03T06:30:00+01:00",
          "06:30 tomorrow (Thursday 3 December)"),
+        ((21, 0), "remind me to get up at 7 tomorrow", "2026-12-03T07:00:00+01:00",
+         "07:00 tomorrow (Thursday 3 December)"),
         ((22, 0), "set an alarm for 7", "2026-12-03T07:00:00+01:00",
          "07:00 tomorrow (Thursday 3 December)"),
         ((5, 0), "alarm for 7", "2026-12-02T07:00:00+01:00", "07:00 today (Wednesday 2 December)"),
@@ -128,6 +130,8 @@ def test_every_monday_is_one_series_and_the_reply_says_so(assistant: Assistant) 
          "FREQ=DAILY;UNTIL=20261223T130000Z", "2026-12-03T08:00"),
         ("remind me every friday 5 times to do the physio", "FREQ=WEEKLY;BYDAY=FR;COUNT=5",
          "2026-12-04T09:00"),
+        ("remind me every second tuesday at 8 pm about the book club",
+         "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "2026-12-08T20:00"),
         ("wake me up every weekday at 6:45", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
          "2026-12-03T06:45"),
         ("set a daily reminder to water the plants at 8", "FREQ=DAILY", "2026-12-03T08:00"),
@@ -447,6 +451,14 @@ def test_a_fired_reminder_is_it_for_the_next_turn(
         ("how much time is left", "left", {"what": ""}),
         ("how long until the oven timer goes off", "left", {"what": "the oven timer"}),
         ("what timers are running", "list", {"kind": "timer"}),
+        ("make the haircut reminder half an hour later", "shift",
+         {"what": "the haircut reminder", "seconds": 1800}),
+        ("move the plumber to 16:00", "move", {"what": "the plumber", "when": "16:00"}),
+        ("and a rice timer for 12", "timer", {"text": "rice", "seconds": 720}),
+        ("soup timer 25 minutes", "timer", {"text": "soup", "seconds": 1500}),
+        ("set a timer called bread for 40 minutes", "timer", {"text": "bread", "seconds": 2400}),
+        ("give the soup timer 3 more minutes", "add_time", {"seconds": 180}),
+        ("how long until the rice is done", "left", {"what": "the rice"}),
     ],
 )
 def test_the_command_parser_reads_the_facts(said: str, action: str, facts: dict) -> None:

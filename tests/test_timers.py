@@ -155,3 +155,19 @@ def test_a_paused_timer_is_left_out_of_what_the_scheduler_fires(assistant: Assis
     assert book.pending() == [] and [r.name for r in book.active()] == ["pasta"]
     paused = book.active()[0]
     assert book.fire(paused.id, paused.due, now=NOW + timedelta(minutes=9), late=False) is None
+
+
+def test_two_timers_in_one_breath_and_one_said_after_another(assistant: Assistant) -> None:
+    both = say(assistant, "set a soup timer for 20 minutes and a bread timer for 35 minutes")
+    assert both.text == (
+        "Soup timer set for 20 minutes, until 18:20:00; bread timer set for 35 minutes, until"
+        " 18:35:00. You have 2 timers running."
+    )
+    after = say(assistant, "and a rice timer for 12")
+    assert after.text.startswith("Rice timer set for 12 minutes, until 18:12:00.")
+    assert {name: r["fire_at"][11:19] for name, r in timers(assistant).items()} == {
+        "soup": "18:20:00", "bread": "18:35:00", "rice": "18:12:00",
+    }
+    assert say(assistant, "how long until the bread is done").text == (
+        "The bread timer has 35 minutes left, until 18:35:00."
+    )

@@ -12,7 +12,7 @@ time. What the words point at (`target`) is found by the handler, in the table.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from mavend.router.grammar import normalize
@@ -57,11 +57,6 @@ _RENAME = (
     ),
 )
 _MOVE_VERB = r"(?:move|push|shift|reschedule|put|change|bring|set|make)"
-_BY = re.compile(
-    rf"{_POLITE}{_MOVE_VERB} (?P<target>.+?) "
-    r"(?:(?P<dir1>back|forward|forwards|ahead|later|earlier) (?:by )?(?P<amount1>.+)|"
-    r"(?:by )?(?P<amount2>.+?) (?P<dir2>later|earlier|back|forward|forwards|sooner))$"
-)
 _TO = re.compile(
     rf"{_POLITE}(?:move|push|shift|reschedule|put|change|set|make|bring) (?P<target>.+?) "
     r"(?:to|until|till|for|at) (?P<when>.+)$"
@@ -82,6 +77,21 @@ _TIMER_NAMED = (
         rf"{_POLITE}(?:set|start|put on|make)(?: me)? (?:a |an )?timer (?:for )?(?P<dur>.+?) "
         r"(?:for|on|called) (?:the |my |a )?(?P<name>[a-z' ]+)$"
     ),
+    # "set a timer called pasta for 8 minutes"
+    re.compile(
+        rf"{_POLITE}(?:set|start|put on|make)(?: me)? (?:a |an )?timer (?:called|named|for the) "
+        r"(?P<name>[a-z' ]+?) (?:for )?(?P<dur>.+)$"
+    ),
+    # Said on its own or after another ("and an egg timer for 5", "pasta timer 8 minutes")
+    re.compile(
+        r"^(?:(?:and|also|plus) )*(?:(?:an?|another|the|one) )?(?P<name>[a-z']+(?: [a-z']+)?) "
+        r"timer (?:for |of )?(?P<dur>.+)$"
+    ),
+)
+# Not a timer's name: the words of a command about one.
+_NOT_A_NAME = re.compile(
+    r"(?:^| )(?:set|start|pause|stop|cancel|resume|add|take|how|what|is|the|my|your|this|that|"
+    r"kitchen|new|quick|little|countdown|another|a|an)$"
 )
 _PAUSE = re.compile(rf"{_POLITE}(?P<verb>pause|hold|freeze|suspend) (?P<target>.+)$")
 _RESUME = re.compile(
@@ -91,6 +101,9 @@ _RESUME = re.compile(
 )
 _ADD = re.compile(
     rf"{_POLITE}(?:add|put) (?P<amount>.+?) (?:more )?(?:to|onto|on to|on) (?P<target>.+)$"
+)
+_GIVE = re.compile(
+    rf"{_POLITE}give (?P<target>.+? timer|it|that) (?P<amount>.+?)(?: more| extra)?$"
 )
 _TAKE = re.compile(
     rf"{_POLITE}(?:take|knock|shave|remove|subtract|cut) (?P<amount>.+?) (?:off|from) "
@@ -102,7 +115,7 @@ _LEFT = re.compile(
     r"(?:left|remaining|to go)?|what'?s left|time left)"
     r"(?: (?:on|for|in|of|until|till) (?P<target>.+?))?"
     r"(?: (?:is done|goes off|rings|is up|ends))?$|"
-    r"how long (?:until|till|before) (?P<until>.+?)(?: (?:is done|goes off|rings|is up|ends))?$"
+    r"how long (?:until|till|before) (?P<until>.+?)(?: (?:goes off|rings|is up|ends))?$"
 )
 _EVERYTHING = re.compile(r"^(?:all|every|each)(?: of)?(?: my| the| those| these)? ")
 _NEXT_ONLY = re.compile(r"\b(?:just|only)\b|\bthe next\b|\bnext\b|\bthis week'?s?\b")
@@ -124,6 +137,7 @@ class ReminderCommand:
     seconds: float = 0.0  # shift / add_time: signed; timer: its length
     text: str = ""  # rename: the new words; timer: its name
     next_only: bool = False  # "just the next", "skip": one occurrence of a series
+    more: tuple[ReminderCommand, ...] = ()  # timer: others said in the same breath
 
 
 def duration_of(phrase: str) -> timedelta | None:
@@ -134,7 +148,12 @@ def duration_of(phrase: str) -> timedelta | None:
     found = resolve_time(phrase if re.match(r"^(?:in|for) ", phrase) else f"for {phrase}", _EPOCH)
     if found is None or found.duration is None or found.duration.total_seconds() <= 0:
         return None
-    return found.duration
+
+    def bare(text: str) -> str:
+        return re.sub(r"^(?:for|in) ", "", " ".join(text.lower().split()))
+
+    # The whole phrase must be the span ("reminder half an hour" is no length).
+    return found.duration if bare(found.phrase) == bare(phrase) else None
 
 
 def _kind(words: str) -> str:
@@ -181,6 +200,10 @@ def parse_loose(text: str) -> ReminderCommand | None:
     said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
     if (command := parse_command(said)) is not None:
         return command
+    if (m := _TO.match(said)) and not re.match(r"(?:me |a |an )", m["target"]):
+        when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
+        if resolve_time(when, _EPOCH) is not None and duration_of(when) is None:
+            return ReminderCommand("move", what=m["target"].strip(), when=when)
     if (m := _CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
         rest = m["rest"].strip()
         if re.match(r"(?:me |a |an )", rest):
@@ -191,16 +214,35 @@ def parse_loose(text: str) -> ReminderCommand | None:
 
 
 def _timer(said: str) -> ReminderCommand | None:
+    """A named timer, or two said together ("a pasta timer for 8 minutes and an egg
+    timer for 5"): the first, with the others in `more`."""
+    parts = re.split(r" and (?=(?:an?|another|the) [a-z' ]+ timer\b)", said)
+    commands = [_one_timer(part) for part in parts]
+    if not commands or any(c is None for c in commands):
+        return None
+    first, *more = commands
+    assert first is not None
+    return replace(first, more=tuple(c for c in more if c is not None))
+
+
+def _one_timer(said: str) -> ReminderCommand | None:
     for pattern in _TIMER_NAMED:
         if m := pattern.match(said):
             name = re.sub(r"^(?:the|my|a|an) ", "", m["name"].strip())
-            length = duration_of(m["dur"])
-            if length is None or name in ("", "a", "an", "the", "my") or duration_of(name):
+            length = timer_length(m["dur"])
+            if length is None or not name or _NOT_A_NAME.search(name) or duration_of(name):
+                if re.fullmatch(r"(?:kitchen|new|quick|little|countdown|another)", name):
+                    return None  # an unnamed timer said with an adjective: the router's
                 continue
-            if re.fullmatch(r"(?:kitchen|new|quick|little|countdown|another)", name):
-                return None  # an unnamed timer said with an adjective: the router's
             return ReminderCommand("timer", kind="timer", text=name, seconds=length.total_seconds())
     return None
+
+
+def timer_length(phrase: str) -> timedelta | None:
+    """A timer's length; a bare number is minutes ("an egg timer for 5")."""
+    if re.fullmatch(r"\d{1,3}", phrase.strip()):
+        return timedelta(minutes=int(phrase))
+    return duration_of(phrase)
 
 
 def _snooze(said: str) -> ReminderCommand | None:
@@ -209,7 +251,7 @@ def _snooze(said: str) -> ReminderCommand | None:
         return None
     minutes = None
     if m["amount"]:
-        length = duration_of(m["amount"])
+        length = duration_of(re.sub(r"^(?:another|a further|an extra|extra) ", "", m["amount"]))
         if length is None:
             return None
         minutes = length.total_seconds() / 60
@@ -265,7 +307,7 @@ def _timer_edits(said: str) -> ReminderCommand | None:
         what, pronoun, kind = _target(m["target"] or m["target2"])
         if pronoun or kind == "timer":
             return ReminderCommand("resume", what=what, pronoun=pronoun, kind="timer")
-    for pattern, sign in ((_ADD, 1), (_TAKE, -1)):
+    for pattern, sign in ((_ADD, 1), (_GIVE, 1), (_TAKE, -1)):
         if m := pattern.match(said):
             what, pronoun, kind = _target(m["target"])
             length = duration_of(m["amount"])
@@ -281,27 +323,54 @@ def _left(said: str) -> ReminderCommand | None:
     if m is None:
         return None
     target = (m["target"] or m["until"] or "").strip()
-    if target and not (_has_noun(target) or _is_pronoun(target)):
+    done = re.search(r" (?:is|are) (?:done|ready|cooked)$", said) is not None
+    if done:  # "how long until the pasta is done": a timer, named by what it times
+        target = re.sub(r" (?:is|are) (?:done|ready|cooked)$", "", target)
+    if target and not (_has_noun(target) or _is_pronoun(target) or done):
         return None
     what, pronoun, _ = _target(target)
     return ReminderCommand("left", what=what, pronoun=pronoun, kind="timer")
 
 
+_SHIFT = re.compile(
+    rf"{_POLITE}{_MOVE_VERB} (?P<body>.+?) (?P<dir>later|earlier|sooner|back|forward|forwards)"
+    r"(?: (?:by )?(?P<tail>.+))?$"
+)
+
+
+def _shift(said: str) -> ReminderCommand | None:
+    """'push it back an hour', 'make the dentist reminder an hour later': the words split
+    into what is moved and by how much, wherever the amount reads as a span."""
+    m = _SHIFT.match(said)
+    if m is None:
+        return None
+    body, tail = m["body"].split(), (m["tail"] or "").strip()
+    splits = [(" ".join(body), tail)] if tail else []
+    # "make (the dentist reminder) (an hour) later": the amount is the body's last words.
+    # The longest amount that reads as a span ("half an hour", not "an hour").
+    longest = min(4, len(body) - 1)
+    splits += [(" ".join(body[:-k]), " ".join(body[-k:])) for k in range(longest, 0, -1)]
+    for target, amount in splits:
+        length = duration_of(amount.removeprefix("by ")) if amount else None
+        if length is None or not target:
+            continue
+        what, pronoun, kind = _target(target)
+        if pronoun or _has_noun(what) or target.startswith("the "):
+            sign = -1 if m["dir"] in ("forward", "forwards", "earlier", "sooner") else 1
+            return ReminderCommand("shift", what=what, pronoun=pronoun, kind=kind,
+                                   seconds=sign * length.total_seconds())
+    return None
+
+
 def _move(said: str) -> ReminderCommand | None:
     if re.match(rf"{_POLITE}\w+ (?:me )?(?:a|an|another|new) ", said):
         return None  # "set an alarm for 7", "make a reminder for 5": a new one, not a move
-    if m := _BY.match(said):
-        amount = m["amount1"] or m["amount2"]
-        direction = m["dir1"] or m["dir2"]
-        length = duration_of(amount)
-        what, pronoun, kind = _target(m["target"])
-        if length is not None and (pronoun or _has_noun(what) or m["target"].startswith("the ")):
-            sign = -1 if direction in ("forward", "forwards", "ahead", "earlier", "sooner") else 1
-            return ReminderCommand("shift", what=what, pronoun=pronoun, kind=kind,
-                                   seconds=sign * length.total_seconds())
+    if (shifted := _shift(said)) is not None:
+        return shifted
     if m := _TO.match(said):
         what, pronoun, kind = _target(m["target"])
-        when = m["when"].strip()
+        # normalize() wrote "16:00" as "16 00"; a 24-hour pair reads as a clock again.
+        when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
         if duration_of(when) is not None and not re.match(r"^in ", when):
             return None  # "set the timer to 5 minutes" is a timer's length, not a time
         if resolve_time(when, _EPOCH) is None:

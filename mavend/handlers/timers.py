@@ -76,24 +76,35 @@ class TimerCommands:
         return self._add(timer, command.seconds, now)
 
     def start(self, command: ReminderCommand, context: TurnContext | None, session: str) -> Reply:
+        """One named timer, or several said together (each checked before any is set)."""
         now = self.ctx.now()
+        asked = (command, *command.more)
         try:
-            name = check_text(command.text)
+            names = [check_text(c.text) for c in asked]
         except MavendError as exc:
             return Reply(f"{exc} No timer was set.", Outcome.REFUSED)
         origin = context.satellite if context is not None and context.satellite else None
-        when = now.replace(microsecond=0) + timedelta(seconds=command.seconds)
-        timer = self.ctx.reminders.add(
-            f"{name} timer", when, now=now, kind="timer", origin=origin, name=name
-        )
-        self.finder.set_focus(session, timer)
+        set_now: list[Reminder] = []
+        for name, each in zip(names, asked, strict=True):
+            when = now.replace(microsecond=0) + timedelta(seconds=each.seconds)
+            set_now.append(self.ctx.reminders.add(
+                f"{name} timer", when, now=now, kind="timer", origin=origin, name=name
+            ))
+        self.finder.set_focus(session, set_now[-1])
         self.ctx.on_reminders_changed()
-        others = [t for t in of_kind(self.ctx.reminders.active(), "timer") if t.id != timer.id]
-        also = f" You have {len(others) + 1} timers running." if others else ""
+        ids = {t.id for t in set_now}
+        others = [t for t in of_kind(self.ctx.reminders.active(), "timer") if t.id not in ids]
+        total = len(others) + len(set_now)
+        also = f" You have {total} timers running." if total > 1 else ""
+        said = [
+            f"{name} timer set for {human_duration(each.seconds)}, until {timer.fire_at:%H:%M:%S}"
+            for name, each, timer in zip(names, asked, set_now, strict=True)
+        ]
+        text = "; ".join(said)
         return Reply(
-            f"{name.capitalize()} timer set for {human_duration(command.seconds)}, until "
-            f"{timer.fire_at:%H:%M:%S}.{also}",
-            data={"reminder_id": timer.id, "fire_at": timer.due, "kind": "timer", "name": name},
+            f"{text[0].upper()}{text[1:]}.{also}",
+            data={"reminder_id": set_now[0].id, "fire_at": set_now[0].due, "kind": "timer",
+                  "name": names[0], "timers": sorted(ids)},
         )
 
     def _all_left(self, timers: list[Reminder]) -> Reply:

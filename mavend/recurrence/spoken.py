@@ -48,8 +48,8 @@ _REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                     r"\s+month\b"),
         ("monthly", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_NTH}\b"),
         ("every_n", r"\b(?:every|each)\s+(?P<n>\d+)\s+(?P<unit>minute|hour|day|week|month)s?\b"),
-        ("other_days", rf"\b{_EVERY}\s+(?:other|second)\s+(?P<days>{_DAYS})\b"),
-        ("other", r"\b(?:every|each)\s+(?:other|second)\s+(?P<unit>day|week|month|year)\b"),
+        ("other_days", rf"\b{_EVERY}\s+(?:other|second|2nd|2th)\s+(?P<days>{_DAYS})\b"),
+        ("other", r"\b(?:every|each)\s+(?:other|second|2nd|2th)\s+(?P<unit>day|week|month|year)\b"),
         ("weekdays", rf"\b(?:{_EVERY}\s+(?:week\s*day|work\s*day|working\s+day|weekday)|"
                      r"(?:on\s+)?weekdays|(?:on\s+)?workdays)\b"),
         ("weekends", rf"\b(?:{_EVERY}\s+weekend(?:\s+day)?|(?:at\s+|on\s+)?(?:the\s+)?weekends)\b"),
@@ -275,6 +275,11 @@ def _build(
         anchor = now.replace(second=0, microsecond=0) + step
     else:
         anchor = datetime.combine(now.date(), clock, tzinfo=now.tzinfo)
+    if parsed.freq == "WEEKLY" and parsed.interval > 1 and parsed.byday:
+        # "every other tuesday" starts on the coming Tuesday, not two weeks after this
+        # week's (the weeks are counted from the first occurrence).
+        weekly = rrulestr(f"FREQ=WEEKLY;BYDAY={','.join(parsed.byday)}", dtstart=anchor)
+        anchor = weekly.after(now, inc=False) or anchor
     if until is not None:
         parts["UNTIL"] = until_value(until)
     bounded = rrulestr(rule_text(parts), dtstart=anchor)

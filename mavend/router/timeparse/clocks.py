@@ -65,7 +65,8 @@ _NOON_RE = re.compile(PRE + r"(?:12\s)?(?P<nm>noon|midnight)(?:\s?ish)?")
 # A day right before a number pair makes it a clock time ("friday 10 15").
 _DAY_BEFORE = re.compile(r"(?<![^\W_])(?:" + WD + r"|today|tomorrow|tonight),?\s$")
 # An alarm or a wake-up call: a bare hour is a morning, "for twelve" is a time.
-ALARM_RE = re.compile(r"(?<![^\W_])(?:wake|waking|alarm)(?![^\W_])")
+# An alarm, a wake-up call, or getting up: a bare hour is a morning.
+ALARM_RE = re.compile(r"(?<![^\W_])(?:wake|waking|alarm|get\s+up|getting\s+up)(?![^\W_])")
 _PERIOD_RE = re.compile(
     r"(?:(?P<pfx>this|in\sthe|during\sthe|at|next|tonight|early\sin\sthe|late\sin\sthe|"
     r"for\sthe|over\sthe|the)\s)?"
