@@ -506,3 +506,22 @@ def test_routed_to_reminders_a_cancel_without_a_reminder_word_finds_one(
     assert [(r["text"], r["status"]) for r in rows(assistant)] == [
         ("see the dentist", "cancelled"), ("call the plumber", "pending"),
     ]
+
+
+def test_claim_takes_a_bare_cancel_only_when_it_names_a_reminder_that_is_set(
+    assistant: Assistant,
+) -> None:
+    """ReminderHandler.claim: for the assistant to ask before the router."""
+    reminders = assistant.handler.reminders
+    assert reminders.claim("cancel the dentist") is None  # nothing set yet
+    say(assistant, "remind me tomorrow at 10 to see the dentist")
+    claimed = reminders.claim("cancel the dentist")
+    assert claimed is not None and (claimed.action, claimed.what) == ("cancel", "the dentist")
+    moved = reminders.claim("change the dentist to 11 o'clock")
+    assert moved is not None and (moved.action, moved.when) == ("move", "11 o'clock")
+    for other in ("cancel my gym membership", "stop the music", "turn off the lights",
+                  "move the sofa to the left"):
+        assert reminders.claim(other) is None, other
+    assert assistant.handler.command(moved).text == (
+        "Moved see the dentist to 11:00 tomorrow (Thursday 3 December)."
+    )

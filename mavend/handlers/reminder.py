@@ -39,6 +39,7 @@ from mavend.handlers.reminder_find import (
     ReminderFinder,
     described,
     label,
+    match_words,
     of_kind,
     which_one,
 )
@@ -186,6 +187,16 @@ class ReminderHandler:
             return self._command(command, context, session)
         except MavendError as exc:
             return Reply(f"Sorry, {exc}; nothing was changed.", Outcome.REFUSED)
+
+    def claim(self, said: str) -> ReminderCommand | None:
+        """A command without a reminder word whose words name a reminder that is set
+        ("cancel the dentist" with a dentist reminder pending): the assistant may take it
+        before the router, which cannot know what is set. None otherwise."""
+        command = parse_loose(said)
+        if command is None or command.pronoun or not command.what:
+            return None
+        candidates = self.ctx.reminders.active()
+        return command if match_words(candidates, command.what, self.ctx.now()) else None
 
     def _command(
         self, command: ReminderCommand, context: TurnContext | None, session: str
