@@ -185,8 +185,13 @@ def routed_away(settings: Settings, tz: Any, rows: Sequence[Row]) -> dict[str, i
         return None
     answers = Answers(settings, tz)
     counts: dict[str, int] = defaultdict(int)
+    skills: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for row in rows:
-        counts[row.family] += answers.recognize(row.question) == "live"
+        skill = answers.recognize(row.question)
+        counts[row.family] += skill == "live"
+        skills[row.family][str(skill)] += 1
+    print("Answers.recognize per family:",
+          "; ".join(f"{f} {dict(s)}" for f, s in skills.items()))
     return counts
 
 
