@@ -459,6 +459,9 @@ def test_a_fired_reminder_is_it_for_the_next_turn(
         ("set a timer called bread for 40 minutes", "timer", {"text": "bread", "seconds": 2400}),
         ("give the soup timer 3 more minutes", "add_time", {"seconds": 180}),
         ("how long until the rice is done", "left", {"what": "the rice"}),
+        ("actually no make that half past eleven", "move",
+         {"pronoun": True, "when": "half past eleven"}),
+        ("purge all my alarms", "cancel", {"everything": True, "kind": "alarm"}),
     ],
 )
 def test_the_command_parser_reads_the_facts(said: str, action: str, facts: dict) -> None:
@@ -479,7 +482,8 @@ def test_the_command_parser_reads_the_facts(said: str, action: str, facts: dict)
         "set a timer for 10 minutes", "set an alarm for 7", "set a reminder for 5 pm to call mum",
         "set the timer to 5 minutes", "remove milk from the shopping list",
         "clear my shopping list", "delete that email", "how much time is left until christmas",
-        "make a reminder for tomorrow at 9 to call the vet",
+        "make a reminder for tomorrow at 9 to call the vet", "make it louder",
+        "make that a double espresso", "wipe the kitchen counter",
     ],
 )
 def test_what_is_not_a_reminder_command_goes_to_the_router(said: str) -> None:
@@ -525,3 +529,28 @@ def test_claim_takes_a_bare_cancel_only_when_it_names_a_reminder_that_is_set(
     assert assistant.handler.command(moved).text == (
         "Moved see the dentist to 11:00 tomorrow (Thursday 3 December)."
     )
+
+
+def test_a_correction_moves_the_one_just_set(assistant: Assistant) -> None:
+    say(assistant, "remind me tomorrow at 10 to take the bins out")
+    assert say(assistant, "actually make that 11").text == (
+        "Moved take the bins out to 11:00 tomorrow (Thursday 3 December)."
+    )
+    assert rows(assistant)[0]["fire_at"] == "2026-12-03T11:00:00+01:00"
+
+
+def test_claim_pauses_a_timer_by_its_name_alone(assistant: Assistant) -> None:
+    say(assistant, "set a soup timer for 20 minutes")
+    reminders = assistant.handler.reminders
+    assert reminders.claim("pause the music") is None
+    paused = reminders.claim("pause soup")
+    assert paused is not None and paused.action == "pause"
+    assert assistant.handler.command(paused).text == "Paused the soup timer with 20 minutes left."
+
+
+def test_the_reference_first_then_delete_it(assistant: Assistant) -> None:
+    say(assistant, "remind me on friday at 8 to service the boiler")
+    say(assistant, "remind me on friday at 9 to ring the landlord")
+    reply = say(assistant, "the boiler reminder, i don't want it any more, so delete it")
+    assert reply.text == "Cancelled service the boiler."
+    assert [r["status"] for r in rows(assistant)] == ["cancelled", "pending"]

@@ -195,7 +195,7 @@ class ReminderHandler:
         command = parse_loose(said)
         if command is None or command.pronoun or not command.what:
             return None
-        candidates = self.ctx.reminders.active()
+        candidates = of_kind(self.ctx.reminders.active(), command.kind)
         return command if match_words(candidates, command.what, self.ctx.now()) else None
 
     def _command(

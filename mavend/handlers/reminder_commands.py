@@ -37,8 +37,8 @@ _LIST = re.compile(
     rf"any {_NOUN}(?: set| running)?)$"
 )
 _CANCEL_VERB = (
-    r"(?:cancel|delete|remove|clear|drop|turn off|stop|get rid of|scrap|kill|forget about|"
-    r"erase|bin|ditch|switch off)"
+    r"(?:cancel|delete|remove|clear|clear out|drop|turn off|stop|get rid of|scrap|kill|"
+    r"forget about|erase|bin|ditch|switch off|wipe|wipe out|purge|throw away|trash)"
 )
 _CANCEL = re.compile(rf"{_POLITE}(?P<verb>{_CANCEL_VERB}|skip) (?P<rest>.+)$")
 _SNOOZE = re.compile(
@@ -117,6 +117,16 @@ _LEFT = re.compile(
     r"(?: (?:is done|goes off|rings|is up|ends))?$|"
     r"how long (?:until|till|before) (?P<until>.+?)(?: (?:goes off|rings|is up|ends))?$"
 )
+# "the dentist reminder, delete it": the reference first, the verb and "it" after it.
+_THEN_IT = re.compile(
+    r"^(?P<pre>.+?) (?:so |just |please )*(?:cancel|delete|remove|get rid of|scrap|bin|drop) "
+    r"(?:it|that|that one|this one)(?: please)?$"
+)
+_NO_LONGER = re.compile(
+    r"\b(?:i )?(?:don'?t|do not|no longer) (?:need|want)\b|\b(?:any ?more|any longer)\b"
+)
+# "actually make that 11", "make it half past four": the one in focus, at that time.
+_MAKE_IT = re.compile(rf"{_POLITE}(?:no |sorry |wait )*make (?:it|that) (?P<when>.+)$")
 _EVERYTHING = re.compile(r"^(?:all|every|each)(?: of)?(?: my| the| those| these)? ")
 _NEXT_ONLY = re.compile(r"\b(?:just|only)\b|\bthe next\b|\bnext\b|\bthis week'?s?\b")
 # A fixed instant to read durations against ("8 minutes" means the same at any time).
@@ -204,6 +214,9 @@ def parse_loose(text: str) -> ReminderCommand | None:
         when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
         if resolve_time(when, _EPOCH) is not None and duration_of(when) is None:
             return ReminderCommand("move", what=m["target"].strip(), when=when)
+    for pattern, action in ((_PAUSE, "pause"), (_RESUME, "resume")):
+        if (m := pattern.match(said)) and (target := m.groupdict().get("target") or ""):
+            return ReminderCommand(action, what=target.strip(), kind="timer")
     if (m := _CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
         rest = m["rest"].strip()
         if re.match(r"(?:me |a |an )", rest):
@@ -270,6 +283,9 @@ def _rename(said: str) -> ReminderCommand | None:
 
 
 def _cancel(said: str) -> ReminderCommand | None:
+    if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
+        what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())
+        return ReminderCommand("cancel", what=what, kind=_kind(what))
     m = _CANCEL.match(said)
     if m is None:
         return None
@@ -362,11 +378,23 @@ def _shift(said: str) -> ReminderCommand | None:
     return None
 
 
+def _make_it(said: str) -> ReminderCommand | None:
+    m = _MAKE_IT.match(said)
+    if m is None:
+        return None
+    when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
+    if duration_of(when) is not None or resolve_time(when, _EPOCH) is None:
+        return None
+    return ReminderCommand("move", what="it", pronoun=True, when=when)
+
+
 def _move(said: str) -> ReminderCommand | None:
     if re.match(rf"{_POLITE}\w+ (?:me )?(?:a|an|another|new) ", said):
         return None  # "set an alarm for 7", "make a reminder for 5": a new one, not a move
     if (shifted := _shift(said)) is not None:
         return shifted
+    if (made := _make_it(said)) is not None:
+        return made
     if m := _TO.match(said):
         what, pronoun, kind = _target(m["target"])
         # normalize() wrote "16:00" as "16 00"; a 24-hour pair reads as a clock again.
