@@ -460,8 +460,8 @@ def test_money_is_a_live_fact_not_a_unit(answers: Answers) -> None:
 NOT_OURS = [
     "set a timer for ten minutes", "remind me to call mom at 5", "turn on the kitchen light",
     "add milk to the shopping list", "what's on my shopping list",
-    "when did I last water the plants", "what time is it", "What time is it?", "whats the date",
-    "what day is it", "what time is my dentist appointment", "how many days until my reminder",
+    "when did I last water the plants", "what time is my dentist appointment",
+    "how many days until my reminder",
     "how many days until my birthday", "how long until my timer goes off",
     "remind me in 10 minutes to check the oven", "wake me up in 8 hours",
     "set the thermostat to 20 degrees", "turn the volume up to 5", "what is the temperature "
@@ -483,6 +483,25 @@ def test_ordinary_commands_and_personal_questions_are_not_ours(
 ) -> None:
     assert answers.recognize(text) is None
     assert answers.answer(text, NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("what time is it", "time"), ("What time is it?", "time"),
+        ("whats the time please", "time"),
+        ("can you tell me the time", "time"), ("do you know what time it is", "time"),
+        ("have you got the time", "time"), ("the time please", "time"),
+        ("whats the date", "date"), ("what day is it today", "date"),
+        ("what's today's date", "date"), ("could you tell me what day it is", "date"),
+    ],
+)
+def test_the_time_and_date_here_are_computed(answers: Answers, text: str, kind: str) -> None:
+    assert answers.recognize(text) == "clock"
+    found = answers.answer(text, NOW)
+    here = NOW.astimezone(HOME)
+    expected = f"{here:%H:%M}" if kind == "time" else f"{here.day} {here:%B} {here.year}"
+    assert found is not None and expected in found.text and f"{here:%A}" in found.text
 
 
 def test_rooms_of_the_home_are_not_places() -> None:

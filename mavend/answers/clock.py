@@ -1,9 +1,9 @@
-"""clock: the time and date somewhere else. "what time is it in tokyo", "whats the date
-in sydney", "how far ahead is tokyo", "time in new york right now".
-
-Plain "what time is it" names no place and is not this skill's: the query handler's
-clock answers it. The place is looked up in `places` at answer time, so recognising
-the question's shape stays a regular expression.
+"""clock: the time and date here or somewhere else. "what time is it in tokyo", "whats
+the date in sydney", "how far ahead is tokyo", "time in new york right now"; and here,
+"can you tell me the time", "what's today's date" (the grammar's exact "what time is
+it" comes first; these catch the ways it doesn't know, so no model ever guesses the
+clock). The place is looked up in `places` at answer time, so recognising the
+question's shape stays a regular expression.
 """
 
 from __future__ import annotations
@@ -43,6 +43,25 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("offset", rf"^what is the time difference between {_PLACE} and (?:here|me|us)$"),
     )
 )
+# The time or the date here: no place named. Whole utterances only.
+_POLITE = (
+    r"(?:(?:please |so |ok |okay )?(?:can|could|would) you (?:please )?tell me |do you know "
+    r"|tell me )?"
+)
+_HERE_NOW = r"(?: (?:right now|now|please|today|at the moment|currently|exactly))*"
+_HERE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern))
+    for kind, pattern in (
+        ("time", rf"^{_POLITE}what (?:is )?(?:the )?(?:time|time it is)(?: is it)?{_HERE_NOW}$"),
+        ("time", rf"^{_POLITE}the time{_HERE_NOW}$"),
+        ("time", rf"^{_POLITE}what time (?:is it|it is|have we got|do we have){_HERE_NOW}$"),
+        ("time", rf"^(?:have you got|do you have) the time{_HERE_NOW}$"),
+        ("date", rf"^{_POLITE}what (?:is )?(?:the |today's |todays )?date(?: is it)?{_HERE_NOW}$"),
+        ("date", rf"^{_POLITE}what (?:day|date) (?:is it|it is|is today)(?: today)?{_HERE_NOW}$"),
+        ("date", rf"^{_POLITE}(?:today's|todays) date{_HERE_NOW}$"),
+        ("date", rf"^{_POLITE}what day of the week is it{_HERE_NOW}$"),
+    )
+)
 # What follows "in" in a time question that is not a place: a span ("in 3 weeks"
 # belongs to dates), a part of the day, a room of the house.
 _NOT_A_PLACE = re.compile(
@@ -64,6 +83,9 @@ class ClockQuestion:
 
 def parse(plain: str, rooms: frozenset[str] = frozenset()) -> ClockQuestion | None:
     text = re.sub(r"\bhey |\bjust ", "", plain)
+    for kind, shape in _HERE:
+        if shape.match(text):
+            return ClockQuestion(kind, "")
     for kind, shape in _SHAPES:
         if m := shape.match(text):
             place = m.group("place").strip()
@@ -75,6 +97,8 @@ def parse(plain: str, rooms: frozenset[str] = frozenset()) -> ClockQuestion | No
 
 
 def answer(question: ClockQuestion, now: datetime, places: Places) -> Answer:
+    if not question.place:
+        return here(question, now)
     place = places.find(question.place)
     if place is None:
         said = " ".join(w.capitalize() for w in question.place.split())
@@ -106,6 +130,15 @@ def answer(question: ClockQuestion, now: datetime, places: Places) -> Answer:
         "found": True,
     }
     return Answer(text, SKILL, data)
+
+
+def here(question: ClockQuestion, now: datetime) -> Answer:
+    """The time and date in the user's own zone, as the query handler's clock says it."""
+    text = f"It's {now:%H:%M} on {now:%A}, {now.day} {now:%B}."
+    if question.kind == "date":
+        text = f"It's {now:%A}, {now.day} {now:%B} {now.year}."
+    zone = getattr(now.tzinfo, "key", None) or str(now.tzinfo)
+    return Answer(text, SKILL, {"place": "", "zone": zone, "local": now.isoformat()})
 
 
 def _relation(minutes: int) -> str:
