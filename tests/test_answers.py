@@ -324,6 +324,7 @@ def test_impossible_dates_get_one_sentence(answers: Answers) -> None:
         ("what does 1,000 times 12 come to", 1000 * 12),
         ("a quarter of 80", 20),
         ("the cube root of 27", 3),
+        ("a 20 percent tip on 50 dollars", 50 * 20 // 100),
     ],
 )
 def test_exact_arithmetic(answers: Answers, text: str, result: int) -> None:
@@ -365,6 +366,23 @@ def test_no_answer_is_one_sentence_and_quick(answers: Answers, text: str, senten
     reply = ask(answers, text)
     assert reply.text == sentence and reply.data["error"] == sentence
     assert (datetime.now() - started).total_seconds() < 0.5
+
+
+@pytest.mark.parametrize(
+    "text", ["what's an 18 percent tip on 65 dollars", "18% tip on 65", "an 18 percent tip for 65"]
+)
+def test_a_tip_is_the_tip(answers: Answers, text: str) -> None:
+    assert answers.recognize(text) == "calc", text
+    assert ask(answers, text).data["result"] == pytest.approx(65 * 18 / 100)
+
+
+@pytest.mark.parametrize(
+    "text", ["how much is a share of apple", "what's a share of microsoft worth"]
+)
+def test_a_share_price_has_no_source(answers: Answers, text: str) -> None:
+    assert answers.recognize(text) == "live"
+    found = ask(answers, text)
+    assert not found.available and "don't have a source" in found.text
 
 
 def test_calc_never_evaluates_code(answers: Answers) -> None:

@@ -36,6 +36,15 @@ def grammar() -> CommandGrammar:
             "remind",
             {"task": "call mom at five pm"},
         ),
+        ("please restart pipewire", Intent.ACT, "restart_service", {"service": "pipewire"}),
+        (
+            "could you restart syncthing for me please",
+            Intent.ACT,
+            "restart_service",
+            {"service": "syncthing"},
+        ),
+        ("can you please lock the screen", Intent.ACT, "lock_screen", {}),
+        ("i want you to pause the music now", Intent.ACT, "media_play_pause", {}),
         (
             "remind me tomorrow at 9 to water the plants",
             Intent.REMINDER,
@@ -69,6 +78,8 @@ def test_known_commands_match(
         "🎉🎉",
         "поставь таймер на десять минут",
         "set the volume to 400 percent",
+        "could you restart nginx for me",
+        "can you tell me the time please",
     ],
 )
 def test_everything_else_does_not_match(grammar: CommandGrammar, text: str) -> None:

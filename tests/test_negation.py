@@ -50,6 +50,8 @@ WITHDRAWN = [
     "remind me to call mum at five never mind",
     "turn the volume up, wait, no, don't",
     "set a timer for ten minutes cancel that",
+    "cancel that, don't do anything",
+    "don't do anything",
 ]
 REPAIRED = [
     "lock the screen no wait the volume",

@@ -78,6 +78,10 @@ _TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), template)
     for pattern, template in (
         (r"^(?P<a>.+?) ?(?:%|per ?cent) off (?:of )?(?P<b>.+)$", "({b}) * (1 - ({a}) / 100)"),
+        # "an 18 percent tip on 65 dollars": the tip itself
+        (r"^(?:(?:a|an|the) )?(?P<a>[\d.]+) ?(?:%|per ?cent) tip (?:on|for|of) (?:a |the )?"
+         r"(?P<b>[\d.]+)(?: (?:dollars?|euros?|pounds?|bucks|quid)(?: bill| check| meal)?)?$",
+         "({a}) / 100 * ({b})"),
         (r"^(?:increase|raise|add) (?P<b>.+?) by (?P<a>.+?) ?(?:%|per ?cent)$",
          "({b}) * (1 + ({a}) / 100)"),
         (r"^(?:decrease|reduce|lower|discount) (?P<b>.+?) by (?P<a>.+?) ?(?:%|per ?cent)$",

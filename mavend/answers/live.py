@@ -52,7 +52,8 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"yuan|renminbi|rubles?|roubles?|pounds sterling|sterling)\b(?=.*\b(?:in|to|into|is|"
          r"worth|many|much|convert|rate|buy)\b)|\b(?:how many|how much|convert)\b.*\b(?:dollars?"
          r"|euros?|yen|quid|bucks|rupees?|francs?|pesos?|yuan)\b"),
-        ("stock and crypto prices", r"\b(?:stocks?|share prices?|shares|stock market|stock "
+        ("stock and crypto prices", r"\b(?:an? share (?:of|in)|stocks?|share prices?|shares|"
+         r"stock market|stock "
          r"price|dow jones|the dow|nasdaq|ftse|s ?& ?p|bitcoin|btc|ethereum|crypto|dogecoin|"
          r"market today|markets)\b"),
         ("the news", r"\b(?:news|headlines)\b|\bwhat is happening in the world\b"),

@@ -206,7 +206,12 @@ class Memory:
             return plan  # "um": nothing to recall for it
         # A repair is the user's own word about this very pattern, so it applies even
         # where the gate took the words for a fragment ("is the oven still on").
-        repair = _best_repair(repairs, pattern, route)
+        # A command the grammar matched whole, with nothing to ask, is the user's exact
+        # words for a known command: no repair learned from another phrasing of the same
+        # pattern ("set a timer for nan minutes", then a correction) may turn it into
+        # something else.
+        exact = decision.decided_by == "grammar" and decision.clarify is None
+        repair = None if exact else _best_repair(repairs, pattern, route)
         if repair is not None:
             repaired = self._decide_as(
                 router,

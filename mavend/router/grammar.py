@@ -81,6 +81,15 @@ class CommandGrammar:
         normalized = normalize(self.strip_wake_word(normalize(text)))
         if not normalized or len(normalized) > MAX_COMMAND_CHARS:
             return None
+        found = self._match(normalized)
+        if found is None:
+            # "could you restart syncthing for me please" is "restart syncthing", said kindly.
+            core = _POLITE_END.sub("", _POLITE_START.sub("", normalized)).strip()
+            if core and core != normalized:
+                found = self._match(core)
+        return found
+
+    def _match(self, normalized: str) -> GrammarMatch | None:
         for result in recognize_all(normalized, self._intents, slot_lists=self._slot_lists):
             found = self._to_match(result, normalized)
             if found is not None:
@@ -106,6 +115,14 @@ class CommandGrammar:
         act = self._acts.get(name)
         required = {n for n, slot in act.slots.items() if not slot.optional} if act else set()
         return act is not None and required <= set(slots)
+
+
+# Politeness around a command, tried off when the words as said match nothing.
+_POLITE_START = re.compile(
+    r"^(?:(?:please|ok|okay|so|um|uh)\s+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"|i (?:want|need|would like|'d like) you to\s+|(?:please\s+))?"
+)
+_POLITE_END = re.compile(r"(?:\s+(?:for me|please|thanks|thank you|now|right now))+$")
 
 
 def normalize(text: str) -> str:

@@ -39,7 +39,8 @@ _TAKE_BACK = (
     r"(?:never ?mind(?: that| it| about it)?|forget (?:it|that|about it)|scratch that"
     r"|don't|dont|do not"
     r"|don't do (?:it|that)|dont do (?:it|that)|don't bother|dont bother|no thanks"
-    r"|not now|leave it|ignore (?:that|me)|(?:i )?changed my mind|nothing)"
+    r"|not now|leave it|ignore (?:that|me)|(?:i )?changed my mind|nothing"
+    r"|(?:don't|dont|do not) do anything|do nothing)"
 )
 _WHOLE = re.compile(
     rf"^{_LEAD}{_TAKE_BACK}(?:\s+{_TAKE_BACK})*$|^(?:no|wait|stop)(?:\s+(?:no|wait|stop))+$"
@@ -48,7 +49,8 @@ _WHOLE = re.compile(
 # the words that say so alone, or a bare "don't" only after "no", "wait" or "actually".
 _ENDS_STRONG = (
     r"(?:never ?mind|forget (?:it|that|about it)|scratch that|cancel that|don't bother"
-    r"|dont bother|(?:i )?changed my mind|on second thought)"
+    r"|dont bother|(?:i )?changed my mind|on second thought|(?:don't|dont|do not) do anything"
+    r"|do nothing)"
 )
 _ENDS_WEAK = r"(?:don't|dont|do not|don't do (?:it|that)|dont do (?:it|that)|stop|not now|leave it)"
 _TRAILING = re.compile(
