@@ -49,6 +49,7 @@ YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
 LIST_FOCUS = "list_focus:"  # + session: the list just added to
+_JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,11 @@ class Assistant:
             decision, other = self._turn(split.rest, session, context)
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)
+        both = self._two_commands(said)
+        if both is not None:  # "wake me at 6:30 and remind me to take my pills at 8"
+            decision, first = self._turn(both[0], session, context)
+            decision, second = self._turn(both[1], session, context)
+            return decision, joined_replies(first, second)
         forget = parse_forget(said)
         if forget is not None:  # "forget everything": asks first, like any bulk erasure
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
@@ -293,6 +299,23 @@ class Assistant:
             slots=Slots(text=said),
             decided_by=decided_by,
         )
+
+    def _two_commands(self, said: str) -> tuple[str, str] | None:
+        """Two whole grammar commands joined by "and" ("... and then ..."), or None. Only
+        when each half is a command of its own: "remind me to call mum and dad at five"
+        is one reminder, and a half that only a model could read is never split off."""
+        grammar = getattr(self.router, "grammar", None)
+        if grammar is None:
+            return None
+        for joint in _JOINT.finditer(said):
+            left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
+            if not left or not right:
+                continue
+            first, second = grammar.match(left), grammar.match(right)
+            if first is None or second is None or Intent.SYSTEM in (first.intent, second.intent):
+                continue
+            return left, right
+        return None
 
     def _withdrawn(self, utterance: str) -> Decision | None:
         withdrawn = getattr(self.router, "withdrawn", None)

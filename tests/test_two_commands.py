@@ -1,0 +1,39 @@
+"""Two commands in one breath: both run when each half is a whole command of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.state_kit import kit_settings, make_assistant
+
+
+def test_an_alarm_and_a_reminder_in_one_breath(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    turn = a.handle_text(
+        "wake me up at 6:30 tomorrow and remind me to take my pills at 8 am tomorrow"
+    )
+    pending = a.ctx.reminders.pending()
+    assert sorted((r.fire_at.hour, r.fire_at.minute) for r in pending) == [(6, 30), (8, 0)]
+    assert "06:30" in turn.reply.text and "08:00" in turn.reply.text
+
+
+def test_an_act_and_a_timer(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    turn = a.handle_text("lock the screen and then set a timer for 5 minutes")
+    assert [r["name"] for r in a.ctx.acts.runs()] == ["lock_screen"]
+    assert [r.kind for r in a.ctx.reminders.pending()] == ["timer"]
+    assert turn.reply.outcome == "done"
+
+
+def test_one_request_with_and_in_it_stays_one(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("remind me to call mum and dad at 5 pm")
+    assert [r.text for r in a.ctx.reminders.pending()] == ["call mum and dad"]
+    a.handle_text("set a timer for 5 minutes and 30 seconds")
+    assert len(a.ctx.reminders.pending()) == 2
+
+
+def test_a_negated_half_runs_neither(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("set a timer for 5 minutes and don't lock the screen")
+    assert a.ctx.acts.runs() == [] and a.ctx.reminders.pending() == []
