@@ -170,11 +170,46 @@ def test_the_real_model_says_its_own_name_and_no_company(tmp_path: Path) -> None
     ctx = HandlerContext(
         settings=settings, store=store, tz=TZ, clock=MovableClock(NOW), chat_llm=lambda: llm
     )
+    # "who are you" itself is answered without a model (Persona.identity_answer); the
+    # prompt is what the model sees for every other question, so the model is asked
+    # with it directly here.
+    handler = ChatHandler(ctx)
     try:
-        reply = ChatHandler(ctx).answer("who are you")
+        said = llm.complete_chat(handler.messages("who are you"), max_tokens=48, timeout_s=120)
     finally:
         llm.close()
         store.close()
-    print(reply.text)
-    assert "Nova" in reply.text, reply.text
-    assert not COMPANIES.search(reply.text), reply.text
+    text = str(getattr(said, "text", said))
+    print(text)
+    assert "Nova" in text, text
+    assert not COMPANIES.search(text), text
+
+
+@pytest.mark.parametrize(
+    ("question", "no"),
+    [("who are you", False), ("are you chatgpt", True), ("who made you?", False),
+     ("what's your name", False), ("are you siri", True), ("were you made by openai", True)],
+)
+def test_questions_about_itself_are_answered_without_a_model(
+    tmp_path: Path, question: str, no: bool
+) -> None:
+    settings = kit_settings(tmp_path)
+    chat = ScriptedChat(answers=["Yes, I am ChatGPT, made by OpenAI."])
+    store = Store.open(settings)
+    ctx = HandlerContext(
+        settings=settings, store=store, tz=TZ, clock=MovableClock(NOW), chat_llm=lambda: chat
+    )
+    try:
+        reply = ChatHandler(ctx).answer(question)
+    finally:
+        store.close()
+    assert chat.calls == []
+    assert "Jarvis" in reply.text and not COMPANIES.search(reply.text)
+    assert reply.text.startswith("No.") is no
+
+
+@pytest.mark.parametrize(
+    "question", ["who is the president", "what are you doing", "who made chatgpt"]
+)
+def test_other_questions_still_reach_the_model(question: str) -> None:
+    assert Persona("Jarvis").identity_answer(question) is None

@@ -31,6 +31,9 @@ class ChatHandler:
         ]
 
     def answer(self, text: str) -> Reply:
+        known = self.persona.identity_answer(text)
+        if known is not None:  # "who are you", "are you chatgpt": known, not generated
+            return Reply(known, data={"identity": True})
         llm = self.ctx.chat_llm()
         if llm is None:
             return Reply(

@@ -45,6 +45,22 @@ _SELF_CLAIM = re.compile(
 )
 
 
+# Questions about the assistant itself: the answer is known, so no model is asked.
+_OTHER_ASSISTANTS = rf"(?:{_MAKERS}|siri|alexa|cortana|google assistant|a robot|a human|human)"
+_IDENTITY = re.compile(
+    r"^(?:(?:so|and|hey|ok|okay|um|uh|tell me)\s+)*(?:"
+    r"who (?:are|r) (?:you|u)|what (?:are|r) (?:you|u)|what(?:'s| is) your name"
+    r"|what (?:should|do|can) i call you|do you have a name|have you got a name"
+    r"|who (?:made|created|built|programmed|developed|trained|designed) (?:you|u)"
+    r"|who(?:'s| is) your (?:maker|creator|developer|company)"
+    rf"|(?:are|r) (?:you|u) (?:an? |the )?{_OTHER_ASSISTANTS}"
+    rf"|were you (?:made|created|built|trained|developed) by (?:an? |the )?{_OTHER_ASSISTANTS}"
+    r"|introduce yourself|tell me about yourself"
+    r")(?:\s+(?:really|exactly|then|please|anyway|again))*\??$",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Persona:
     """The assistant as the model is told to be: its spoken name."""
@@ -77,6 +93,17 @@ class Persona:
     def own_line(self) -> str:
         """What it says about itself, and what replaces a reply that claims a maker."""
         return f"I'm {self.name}, a voice assistant running privately on this computer."
+
+    def identity_answer(self, question: str) -> str | None:
+        """The answer to a question about the assistant itself ("who are you", "are you
+        chatgpt", "who made you"), or None. Known, so no model is asked (a 0.5B model
+        says "yes" to "are you chatgpt" now and then)."""
+        said = " ".join(question.lower().replace("?", " ").split())
+        if not _IDENTITY.match(said):
+            return None
+        if re.match(r"^(?:are|r|were) (?:you|u)\b", said):
+            return f"No. {self.own_line}"
+        return self.own_line
 
     def checked_reply(self, reply: str, question: str = "") -> str:
         """`reply`, or `own_line` when it claims a maker or another model's name.
