@@ -40,6 +40,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import BUS_CONFIG
 from tests.everyday_checks import TZ, check, fired_count, read_state, reset_state
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,21 +141,6 @@ class FamilyReport:
 
     def failures(self) -> list[CaseResult]:
         return [r for r in self.results if not r.passed]
-
-
-BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:path={socket}</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-"""
 
 
 @contextlib.contextmanager
