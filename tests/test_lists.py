@@ -18,11 +18,11 @@ from mavend.handlers.confirm import confirm_key, pending_op
 from mavend.lists import (
     DEFAULT_LIST,
     ListBook,
-    ListHandler,
     ListInputError,
     parse_list_command,
 )
 from mavend.lists.book import MAX_ITEMS_PER_LIST
+from mavend.lists.handler import ListHandler
 from mavend.lists.items import MAX_ITEM_CHARS, MAX_ITEMS_PER_ADD
 from mavend.router.grammar import normalize
 from mavend.store import Store
