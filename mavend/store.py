@@ -175,6 +175,46 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX list_items_list ON list_items (list_id, done)",
     ),
+    # 7: recall searches every note and fact (mavend/search/): FTS5 word indexes over the
+    # rows themselves (external content: the text is stored once, in notes/facts), kept
+    # by triggers, so no insert, edit or delete (forget included) can leave them behind;
+    # the existing rows are indexed here. The embedder index finds rows whose stored
+    # vector is another model's (re-embedded in the background) and counts current ones.
+    (
+        "CREATE VIRTUAL TABLE notes_fts USING fts5(text, content='notes', content_rowid='id',"
+        " tokenize='porter unicode61 remove_diacritics 2')",
+        """CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts (rowid, text) VALUES (new.id, new.text);
+        END""",
+        """CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts (notes_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END""",
+        """CREATE TRIGGER notes_fts_update AFTER UPDATE OF text ON notes BEGIN
+            INSERT INTO notes_fts (notes_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO notes_fts (rowid, text) VALUES (new.id, new.text);
+        END""",
+        "INSERT INTO notes_fts (rowid, text) SELECT id, text FROM notes",
+        "CREATE VIRTUAL TABLE facts_fts USING fts5(key, value, utterance, content='facts',"
+        " content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
+        """CREATE TRIGGER facts_fts_insert AFTER INSERT ON facts BEGIN
+            INSERT INTO facts_fts (rowid, key, value, utterance)
+                VALUES (new.id, new.key, new.value, new.utterance);
+        END""",
+        """CREATE TRIGGER facts_fts_delete AFTER DELETE ON facts BEGIN
+            INSERT INTO facts_fts (facts_fts, rowid, key, value, utterance)
+                VALUES ('delete', old.id, old.key, old.value, old.utterance);
+        END""",
+        """CREATE TRIGGER facts_fts_update AFTER UPDATE OF key, value, utterance ON facts BEGIN
+            INSERT INTO facts_fts (facts_fts, rowid, key, value, utterance)
+                VALUES ('delete', old.id, old.key, old.value, old.utterance);
+            INSERT INTO facts_fts (rowid, key, value, utterance)
+                VALUES (new.id, new.key, new.value, new.utterance);
+        END""",
+        "INSERT INTO facts_fts (rowid, key, value, utterance)"
+        " SELECT id, key, value, utterance FROM facts",
+        "CREATE INDEX notes_embedder ON notes (embedder)",
+        "CREATE INDEX facts_embedder ON facts (embedder)",
+    ),
 )
 
 
