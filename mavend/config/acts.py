@@ -64,7 +64,10 @@ class ActSpec:
     kind: ActKind = "argv"
     description: str = ""
     destructive: bool = False  # needs a spoken "yes" before it runs
-    timeout_s: Positive = 10.0
+    timeout_s: Positive = 10.0  # an attached argv act is killed after it
+    # kind = "argv": start the program and return at once (a player, a browser): it runs in a
+    # session of its own, stdin /dev/null, its output in the daemon's log; never killed.
+    detach: bool = False
     slots: dict[Name, ActSlot] = field(default_factory=dict)
     # kind = "mqtt": a topic template, a payload template (text, JSON text or a TOML table)
     topic: str = ""
@@ -92,6 +95,8 @@ class ActSpec:
 
     @model_validator(mode="after")
     def _check(self) -> ActSpec:
+        if self.detach and self.kind != "argv":
+            raise ValueError(f"`detach` is for argv acts only, not kind = {self.kind!r}")
         used = self._templates_used()
         if missing := sorted(used - set(self.slots)):
             raise ValueError(f"{self.kind} act uses slot(s) {missing} that `slots` does not define")

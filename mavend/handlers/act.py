@@ -16,6 +16,7 @@ import contextlib
 import logging
 import os
 import re
+import selectors
 import signal
 import subprocess
 import time
@@ -37,6 +38,7 @@ from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class ActResult:
     argv: tuple[str, ...]
@@ -51,9 +53,30 @@ class ActResult:
         return not self.error_class
 
 
-def run_argv(argv: Sequence[str], timeout_s: float) -> ActResult:
-    """Run `argv` without a shell; kill its whole process group on timeout."""
+# After the act's own process exits, its pipes are read for at most this long: a program
+# it left running in the background (`sh -c 'player & echo started'`) may hold them open
+# for hours, and the act is done when its process is.
+DRAIN_S = 0.25
+OUTPUT_CAP = 64 * 1024  # bytes kept of each of stdout and stderr
+
+# Detached programs still running: polled (reaped) at every act, so none lingers as a zombie.
+_detached: dict[int, tuple[str, subprocess.Popen[bytes]]] = {}
+
+
+def run_argv(argv: Sequence[str], timeout_s: float, *, detach: bool = False) -> ActResult:
+    """Run `argv` without a shell.
+
+    Attached (the default): wait up to `timeout_s` for its process to exit, reading its
+    output meanwhile, then kill its whole process group if it has not. A program it starts
+    in the background lives on: the act is done when its own process exits (its pipes are
+    read for `DRAIN_S` more, not until the background program closes them).
+
+    `detach`: start it in a session of its own, stdin from /dev/null, stdout and stderr to
+    the daemon's stderr (the journal, under systemd), and return as soon as the program was
+    executed; it is never killed, and reaped when it exits.
+    """
     started = time.monotonic()
+    reap_detached()
 
     def result(code: int | None, error: str, out: bytes = b"", err: bytes = b"") -> ActResult:
         return ActResult(
@@ -65,13 +88,15 @@ def run_argv(argv: Sequence[str], timeout_s: float) -> ActResult:
             (time.monotonic() - started) * 1000.0,
         )
 
+    output: int = _daemon_stderr() if detach else subprocess.PIPE
     try:
-        # Its own session: on timeout the act and anything it started are killed.
+        # Its own session: on timeout the act and anything it started are killed; a detached
+        # program is out of reach of the terminal's (or the daemon's) signals.
         proc = subprocess.Popen(
             list(argv),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=output,
+            stderr=output,
             start_new_session=True,
         )
     except FileNotFoundError as exc:
@@ -80,18 +105,90 @@ def run_argv(argv: Sequence[str], timeout_s: float) -> ActResult:
         return result(None, "permission", err=str(exc).encode())
     except OSError as exc:
         return result(None, "os_error", err=str(exc).encode())
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+    if detach:
+        # Popen returns only once the exec succeeded (a failed exec raises above).
+        _detached[proc.pid] = (argv[0], proc)
+        return result(None, "", f"started {argv[0]} (pid {proc.pid})".encode())
+    out, err, timed_out = _collect(proc, started + timeout_s)
+    if timed_out:
         return result(proc.returncode, "timeout", out, err)
     if proc.returncode < 0:
         return result(proc.returncode, "signal", out, err)
     if proc.returncode > 0:
         return result(proc.returncode, "exit_status", out, err)
     return result(0, "", out, err)
+
+
+def _collect(proc: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes, bool]:
+    """(stdout, stderr, timed out): read both pipes until the process has exited and they
+    are at EOF or drained for `DRAIN_S`; kill the process group at `deadline`."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    kept = {out_fd: bytearray(), err_fd: bytearray()}
+    timed_out = False
+    stop_at: float | None = None  # set once the process has exited (or was killed)
+    with selectors.DefaultSelector() as selector:
+        for fd in kept:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            now = time.monotonic()
+            if stop_at is None and proc.poll() is not None:
+                stop_at = now + DRAIN_S
+            if stop_at is None and now >= deadline:
+                timed_out = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                stop_at = time.monotonic() + DRAIN_S
+            if stop_at is not None and now >= stop_at:
+                break
+            # Short waits: the process's exit does not make a pipe readable when a program
+            # it started still holds the other end.
+            wait = min(0.05, (stop_at or deadline) - now)
+            for key, _ in selector.select(max(wait, 0.0)):
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fd)
+                    continue
+                room = OUTPUT_CAP - len(kept[key.fd])
+                if room > 0:
+                    kept[key.fd] += chunk[:room]
+    proc.stdout.close()
+    proc.stderr.close()
+    if proc.returncode is None:  # pipes at EOF: the process is exiting, or about to time out
+        try:
+            proc.wait(max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return bytes(kept[out_fd]), bytes(kept[err_fd]), timed_out
+
+
+def _daemon_stderr() -> int:
+    """Where a detached program's output goes: this process's stderr, which is the journal
+    under systemd (never stdout: `mavend run --no-audio` and `mavend say` answer there)."""
+    try:
+        os.fstat(2)
+    except OSError:
+        return subprocess.DEVNULL
+    return 2
+
+
+def reap_detached() -> None:
+    """Collect the exit status of detached programs that have exited (and log it)."""
+    for pid, (program, proc) in list(_detached.items()):
+        code = proc.poll()
+        if code is None:
+            continue
+        del _detached[pid]
+        if code:
+            log.warning(
+                "detached act program %s (pid %d) exited with status %d", program, pid, code
+            )
+        else:
+            log.info("detached act program %s (pid %d) exited", program, pid)
 
 
 def check_args(act: ActSpec, args: Mapping[str, str]) -> tuple[dict[str, str], str]:
@@ -215,7 +312,7 @@ class ActHandler:
             return self.run_home(act, args, here)
         argv = build_argv(act, args)
         log.info("running act %s: %s", act.name, argv)
-        result = run_argv(argv, act.timeout_s)
+        result = run_argv(argv, act.timeout_s, detach=act.detach)
         self.ctx.acts.add(
             self.ctx.now(),
             act.name,
@@ -226,13 +323,18 @@ class ActHandler:
             stderr=result.stderr,
             duration_ms=result.duration_ms,
         )
-        data = {"act": act.name, "exit_code": result.exit_code, "argv": list(argv)}
+        data: dict[str, object] = {
+            "act": act.name,
+            "exit_code": result.exit_code,
+            "argv": list(argv),
+        }
+        if act.detach and result.ok:  # started; its output goes to the journal
+            return Reply(f"Done: {describe(act)}.", data={**data, "detached": True})
         if result.ok:
             said = first_line(result.stdout)
             return Reply(f"Done: {said}" if said else f"Done: {describe(act)}.", data=data)
         log.warning("act %s failed (%s): %s", act.name, result.error_class, result.stderr[-500:])
         return Reply(failure_text(act, result), Outcome.FAILED, result.error_class, data)
-
 
     def run_home(self, act: ActSpec, args: Mapping[str, str], here: str) -> Reply:
         """An MQTT, Home Assistant or device act; mavend.home says (and logs) how it went."""

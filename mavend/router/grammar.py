@@ -152,7 +152,7 @@ def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
             _check_intent_name(path, name, allowed)
             _check_metadata(path, name, body)
             if name.startswith("act.") and name[4:] not in allowed:
-                log.info("grammar %s: %s is not on the allowlist; ignored", path.name, name)
+                _log_ignored_once(path, name)
                 continue
             merged["intents"][name] = body
         merged["lists"].update(doc.get("lists") or {})
@@ -161,6 +161,18 @@ def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
         return Intents.from_dict(merged)
     except Exception as exc:  # hassil raises plain exceptions for template syntax
         raise ConfigError(f"grammar files {[p.name for p in files]}: {exc}") from exc
+
+
+# Grammar intents for acts not on the allowlist (the device acts, with no [[devices]]) are
+# the usual case, not news: said at debug, once per process per intent.
+_IGNORED_LOGGED: set[str] = set()
+
+
+def _log_ignored_once(path: Path, name: str) -> None:
+    if name in _IGNORED_LOGGED:
+        return
+    _IGNORED_LOGGED.add(name)
+    log.debug("grammar %s: %s is not on the allowlist; ignored", path.name, name)
 
 
 def _check_intent_name(path: Path, name: str, allowed: set[str]) -> None:
