@@ -10,11 +10,15 @@ and restarted with backoff; the others go on):
 
 The reminder scheduler runs APScheduler's own threads; routing and handlers
 run in worker threads (`asyncio.to_thread`): the event loop never waits on a
-model. SIGTERM/SIGINT: stop listening, let the current turn finish, stop the
-scheduler, close the database, exit 0. SIGHUP: reload the config, the grammars
-and the allowlist; the speaker, the microphone's front end, the satellites and the
-Wyoming server start again only when their settings changed (`mavend.reload`); the
-scheduler, and so every reminder, is untouched.
+model. SIGTERM/SIGINT: stop taking turns (the microphone pauses; a turn from D-Bus,
+stdin, a satellite or a Wyoming client, and one still waiting its turn, is refused in one
+sentence and nothing of it runs), let the turn in progress finish within its own
+deadline (`stop_wait_s`: the route's and the slowest handler's, under the units'
+`TimeoutStopSec=30`), stop the scheduler, close the database, exit 0. SIGHUP: reload
+the config, the grammars and the allowlist; the speaker, the microphone's front end,
+the satellites and the Wyoming server start again only when their settings changed
+(`mavend.reload`); the scheduler, and so every reminder, is untouched; the old router's
+models are closed once the turn using them is over.
 
 A lock file next to the database keeps a second daemon from running on the
 same state; `mavend say` reads it to tell the user whether a reminder will
@@ -42,10 +46,11 @@ from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
 from mavend.daemon_lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
 from mavend.errors import MavendError
-from mavend.handlers.common import TurnContext
+from mavend.handlers.common import REPLY_TIMEOUT_S, Outcome, Reply, TurnContext
 from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
-from mavend.reload import Changes
+from mavend.records import SessionState
+from mavend.reload import Changes, release_models
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
 from mavend.sdnotify import SystemdNotifier
 from mavend.store import Store
@@ -54,6 +59,38 @@ from mavend.voice import PrefetchingRouter, VoiceService
 from mavend.wyoming.remote import RemoteVoices
 
 log = logging.getLogger(__name__)
+
+# SIGTERM waits for the turn in progress this much longer than its own deadline (its rows
+# and the turn log are written after the handler returns), and never longer than
+# STOP_WAIT_MAX_S: the units' TimeoutStopSec=30 (mavend/data/systemd/) leaves the rest,
+# 6 s, to stop the scheduler and close the models and the database before SIGKILL.
+STOP_MARGIN_S = 2.0
+STOP_WAIT_MAX_S = 24.0
+# Expired session rows (a conversation's topic, a pending yes/no) are deleted this often,
+# once an hour past their expiry (a late "yes" is still told that its question expired).
+SESSION_PRUNE_EVERY_S = 300.0
+SESSION_EXPIRED_KEEP_S = 3600.0
+
+SHUTTING_DOWN = "mavend is shutting down: nothing was done or saved; ask again once it is back"
+SHUTTING_DOWN_REPLY = "I'm shutting down, so I can't do that now. Nothing was saved."
+
+
+class ShuttingDown(MavendError):
+    """A turn that came after SIGTERM (or waited behind the last one): refused, not run."""
+
+
+def turn_deadline_s(settings: Settings) -> float:
+    """The longest one turn runs: its route ([router] llm_timeout_s), then its handler's
+    own deadline: a free reply (REPLY_TIMEOUT_S), an act that runs to the end (its
+    timeout_s), a Home Assistant call, the weather."""
+    handler = [REPLY_TIMEOUT_S, settings.homeassistant.timeout_s, settings.weather.timeout_s]
+    handler += [act.timeout_s for act in settings.acts.allow if not act.detach]
+    return settings.router.llm_timeout_s + max(handler)
+
+
+def stop_wait_s(settings: Settings) -> float:
+    """How long SIGTERM waits for the turn in progress (20 s with the defaults)."""
+    return min(turn_deadline_s(settings) + STOP_MARGIN_S, STOP_WAIT_MAX_S)
 
 
 class DaemonState(enum.Enum):
@@ -72,7 +109,8 @@ class DaemonOptions:
     notify_replies: bool = True  # show each turn's reply as a notification
     poll_s: float = 1.0  # how often the scheduler looks for reminders set by others
     config_path: Path | None = None  # re-read on SIGHUP (None: the default place)
-    stop_timeout_s: float = 4.0  # how long a turn in progress may delay SIGTERM
+    # How long a turn in progress may delay SIGTERM; None: `stop_wait_s(settings)`.
+    stop_timeout_s: float | None = None
     dbus_api: bool = True  # org.mavend.Assistant1 on the session bus (docs/dbus.md)
 
 
@@ -108,6 +146,7 @@ class Daemon:
         self._stdin = stdin
         self._stdin_queue: asyncio.Queue[str | None] | None = None
         self._stop = asyncio.Event()
+        self._stopping = False  # SIGTERM came: no new turn starts
         self.supervisor = Supervisor()
         self._lock = DaemonLock()
         self._turns_in_flight = 0
@@ -159,7 +198,12 @@ class Daemon:
         return 0
 
     def request_stop(self) -> None:
+        self._stopping = True  # at once: a turn that arrives from now on is refused
         self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping or self.state in (DaemonState.STOPPING, DaemonState.STOPPED)
 
     def request_reload(self) -> None:
         task = asyncio.get_running_loop().create_task(self._reload_notified(), name="reload")
@@ -197,6 +241,7 @@ class Daemon:
         except BaseException:
             self.store.close()
             raise
+        await asyncio.to_thread(self._prune_sessions)
         loop = asyncio.get_running_loop()
         self.notifier = Notifier(settings.notifications)
         self.scheduler = ReminderScheduler(
@@ -219,7 +264,8 @@ class Daemon:
         self.router.context_for = self.assistant.memory.context_for
         await asyncio.to_thread(self.scheduler.start)
         services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-            ("delivery", self.delivery.run)
+            ("delivery", self.delivery.run),
+            ("sessions", self._prune_sessions_every),
         ]
         if self.options.dbus_api:
             services.append(("dbus-api", self._serve_api))
@@ -243,12 +289,20 @@ class Daemon:
         if self.state in (DaemonState.STOPPING, DaemonState.STOPPED):
             return
         self.state = DaemonState.STOPPING
+        self._stopping = True  # every entry refuses new turns (submit_text)
         started = time.monotonic()
         if self.voice is not None:
             self.voice.pause()  # stop listening first: no new turn starts
-        with contextlib.suppress(TimeoutError):
+        wait = self.options.stop_timeout_s
+        wait = stop_wait_s(self.settings) if wait is None else wait
+        if not self._turns_idle.is_set():
+            log.info("stopping: waiting up to %.0f s for the turn in progress", wait)
+        try:
             # The turn in progress finishes (its reminder is saved, its act logged).
-            await asyncio.wait_for(self._turns_idle.wait(), self.options.stop_timeout_s)
+            await asyncio.wait_for(self._turns_idle.wait(), wait)
+        except TimeoutError:
+            log.error("stopping: the turn in progress did not end within %.0f s; "
+                      "what it had not saved yet is lost", wait)
         await self.supervisor.stop_all()
         if self.scheduler is not None:
             await asyncio.to_thread(self.scheduler.stop)
@@ -292,6 +346,13 @@ class Daemon:
             if speaker is not None:
                 speaker.close()
             return False
+        if self.state is not DaemonState.RUNNING:  # SIGTERM came while it loaded
+            log.info("stopping: the reloaded configuration is not used")
+            if speaker is not None:
+                speaker.close()
+            router.close()
+            await asyncio.to_thread(release_models, router)
+            return False
         self.state = DaemonState.RELOADING
         old_speaker = None
         if speaker is not None:  # [tts] or [earcons] changed: a new voice, chimes, output
@@ -313,11 +374,23 @@ class Daemon:
         if old_speaker is not None:
             old_speaker.close()
             log.info("spoken replies and earcons reloaded")
+        if self.state is DaemonState.RELOADING:
+            self.state = DaemonState.RUNNING
+        log.info("configuration reloaded")
         if old_router is not None:
             old_router.close()
-        self.state = DaemonState.RUNNING
-        log.info("configuration reloaded")
+            await self._release_when_unused(old_router)
         return True
+
+    async def _release_when_unused(self, router: PrefetchingRouter) -> None:
+        """Close the old router's models (the LLM above all: two would sit in memory
+        under MemoryMax) once no turn uses them. A turn takes its assistant, and so its
+        router, once it holds the turn queue: the one holding it now may be on the old
+        router; every later one is on the new. (A route preview or a prefetch still on
+        the old LLM is waited for by the LLM's own lock.)"""
+        async with self._turn_queue:
+            await asyncio.to_thread(release_models, router)
+        log.info("the previous configuration's models are closed")
 
     # the Controller of the D-Bus API -------------------------------------
     async def say(self, text: str) -> Turn:
@@ -367,13 +440,20 @@ class Daemon:
         API are the one local session (the same person at the same box: "and on
         friday?" typed continues a spoken question); a satellite passes its own, and its
         room and name as `context`."""
-        assistant = self.assistant
-        if assistant is None or self.state not in (DaemonState.RUNNING, DaemonState.RELOADING):
+        if self.stopping:
+            raise ShuttingDown(SHUTTING_DOWN)
+        if self.assistant is None or self.state not in (
+            DaemonState.RUNNING, DaemonState.RELOADING
+        ):
             raise MavendError("the daemon is not running")
         self._turns_in_flight += 1
         self._turns_idle.clear()
         try:
             async with self._turn_queue:
+                if self.stopping:  # it waited behind the last turn: not started, refused
+                    raise ShuttingDown(SHUTTING_DOWN)
+                # Taken now, not on arrival: a reload meanwhile has closed the old one.
+                assistant = self.assistant
                 turn = await asyncio.to_thread(
                     assistant.handle_text, text, session=session, context=context
                 )
@@ -388,7 +468,13 @@ class Daemon:
 
     async def _voice_turn(self, transcript: Any) -> None:
         self._tell("transcript", transcript.text, transcript.confidence)
-        turn = await self.submit_text(transcript.text)
+        try:
+            turn = await self.submit_text(transcript.text)
+        except ShuttingDown:
+            log.info("heard %r while stopping: refused", transcript.text)
+            if self.speaker is not None:
+                self.speaker.speak(SHUTTING_DOWN_REPLY)
+            return
         decided = (time.monotonic() - transcript.speech_end_monotonic) * 1000.0
         log.info(
             "heard %r -> %s (%.0f ms from end of speech): %s",
@@ -410,9 +496,13 @@ class Daemon:
         its room; the reply goes back to it (not to this box's notifications)."""
         self._tell("transcript", text, 1.0)
         context = TurnContext(room=spec.room, satellite=spec.name)
-        return await self.submit_text(
-            text, notify=False, session=f"satellite:{spec.name}", context=context
-        )
+        try:
+            return await self.submit_text(
+                text, notify=False, session=f"satellite:{spec.name}", context=context
+            )
+        except ShuttingDown:  # said there, like any reply: the satellite is not left waiting
+            log.info("satellite %s: %r while stopping: refused", spec.name, text)
+            return refused_turn(text)
 
     async def satellites_status(self) -> list[dict[str, Any]]:
         """Each configured satellite: name, uri, room, state, last error (`mavend satellites`)."""
@@ -482,6 +572,17 @@ class Daemon:
         await serve_api(self)
 
     # helpers -------------------------------------------------------------
+    def _prune_sessions(self) -> None:
+        assert self.store is not None
+        gone = SessionState(self.store).prune(self.clock().timestamp() - SESSION_EXPIRED_KEEP_S)
+        if gone:
+            log.info("%d expired session rows deleted", gone)
+
+    async def _prune_sessions_every(self) -> None:
+        while True:
+            await asyncio.sleep(SESSION_PRUNE_EVERY_S)
+            await asyncio.to_thread(self._prune_sessions)
+
     def _build_router(self, settings: Settings | None = None) -> Any:
         settings = settings or self.settings
         if self._router_factory is not None:
@@ -566,6 +667,11 @@ class Daemon:
             raise MavendError("the daemon is not running")
         return component
 
+def refused_turn(text: str) -> Turn:
+    """The turn a satellite is answered with while the daemon stops: nothing ran."""
+    return Turn(text, None, Reply(SHUTTING_DOWN_REPLY, Outcome.REFUSED, "shutting_down"), 0.0)
+
+
 def _log_failure(task: asyncio.Task) -> None:
     if not task.cancelled() and task.exception() is not None:
         log.error("%s failed: %s", task.get_name(), task.exception())
@@ -588,6 +694,7 @@ __all__ = [
     "DaemonOptions",
     "DaemonState",
     "Observer",
+    "ShuttingDown",
     "daemon_pid",
     "lock_path",
     "run_daemon",

@@ -289,20 +289,64 @@ class ActLog:
         return [dict(r) for r in rows]
 
 
-class SessionState:
-    """Small shared state between turns and processes (a pending confirmation)."""
+# The session table holds one row per conversation (a Home Assistant conversation id, a
+# Wyoming peer, a satellite) and per key kind (a pending yes/no, the reminder or list in
+# focus, the topic). Conversations come and go; the table must not grow with them.
+SESSION_MAX_ROWS = 1000  # per-conversation rows kept at most (the least recently written go)
+SESSION_PRUNE_BATCH = 64  # rows one write deletes at most: a write stays a few ms
 
-    def __init__(self, store: Store):
+
+class SessionState:
+    """Small shared state between turns and processes (a pending confirmation).
+
+    Bounded: past `SESSION_MAX_ROWS` rows of conversations (keys with a ":"), each `put`
+    deletes the least recently written ones (at most `SESSION_PRUNE_BATCH`); the
+    daemon-wide rows ("listening", "confirm", "memory.last") are never counted or evicted.
+    `prune(now_ts)` deletes every expired row too: the daemon runs it at start and every
+    few minutes, with its own clock (a row's expiry is in the clock of whoever wrote it,
+    so `put` never judges expiry). A row's rowid is its write order: `put` replaces it."""
+
+    def __init__(self, store: Store, *, max_rows: int = SESSION_MAX_ROWS):
         self.store = store
+        self.max_rows = max_rows
 
     def put(self, key: str, value: Any, *, expires_ts: float | None = None) -> None:
         with self.store.write("saving the session state") as conn:
+            # REPLACE (not an upsert): the row gets a new rowid, so rowid order is the
+            # order of the last writes and the oldest conversation is the smallest.
             conn.execute(
-                "INSERT INTO session (key, value, expires_ts) VALUES (?, ?, ?)"
-                " ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
-                " expires_ts = excluded.expires_ts",
+                "INSERT OR REPLACE INTO session (key, value, expires_ts) VALUES (?, ?, ?)",
                 (key, json.dumps(value), expires_ts),
             )
+            (count,) = conn.execute(
+                "SELECT count(*) FROM session WHERE instr(key, ':') > 0"
+            ).fetchone()
+            over = min(int(count) - self.max_rows, SESSION_PRUNE_BATCH)
+            if over > 0:
+                conn.execute(
+                    "DELETE FROM session WHERE rowid IN (SELECT rowid FROM session"
+                    " WHERE instr(key, ':') > 0 ORDER BY rowid LIMIT ?)",
+                    (over,),
+                )
+
+    def prune(self, now_ts: float) -> int:
+        """Delete every row expired at `now_ts` and the conversations' rows past the bound
+        (the least recently written); how many rows went."""
+        with self.store.write("pruning the session state") as conn:
+            gone = conn.execute(
+                "DELETE FROM session WHERE expires_ts IS NOT NULL AND expires_ts < ?",
+                (now_ts,),
+            ).rowcount
+            gone += conn.execute(
+                "DELETE FROM session WHERE rowid IN (SELECT rowid FROM session"
+                " WHERE instr(key, ':') > 0 ORDER BY rowid DESC LIMIT -1 OFFSET ?)",
+                (self.max_rows,),
+            ).rowcount
+        return int(gone)
+
+    def count(self) -> int:
+        with self.store.read() as conn:
+            return int(conn.execute("SELECT count(*) FROM session").fetchone()[0])
 
     def get(self, key: str, *, now_ts: float | None = None) -> Any | None:
         """The value, or None when absent or (given `now_ts`) expired."""

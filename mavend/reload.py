@@ -4,13 +4,21 @@ which of the daemon's parts start again.
 Reminders never do (the scheduler and the database stay as they are). A part whose
 settings did not change keeps running, its connections and its turn in progress
 included: a satellite in the kitchen is not cut off because the allowlist grew.
+
+The router is always built anew, and with it its models: `release_models` closes the old
+one's (the LLM, a few hundred MB under the unit's MemoryMax) once no turn uses it.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from typing import Any
 
 from mavend.config import Settings
+from mavend.router import Lazy
+
+log = logging.getLogger(__name__)
 
 # What the microphone's front end is built from.
 LISTENING_SECTIONS = ("audio", "wakeword", "endpoint", "stt")
@@ -35,3 +43,26 @@ class Changes:
             satellites=old.satellites != new.satellites or listening or voice,
             wyoming=old.wyoming != new.wyoming or voice,
         )
+
+
+def release_models(router: Any) -> list[str]:
+    """Close what `router` (a PrefetchingRouter, a Router) loaded: its LLM and its
+    classifier, where they have a `close()`. One not loaded yet (a `Lazy` never used) is
+    left unloaded: closing must not load it. The names of those closed."""
+    inner = getattr(router, "inner", router)
+    closed: list[str] = []
+    for name in ("llm", "classifier"):
+        component = vars(inner).get(name) if hasattr(inner, "__dict__") else None
+        if isinstance(component, Lazy):
+            # Its value, if loaded: any attribute asked of a Lazy loads it first.
+            component = vars(component).get("_value")
+        close = getattr(component, "close", None) if component is not None else None
+        if not callable(close):
+            continue
+        try:
+            close()
+        except Exception as exc:  # the old model is going anyway: say so, go on
+            log.warning("closing the previous %s failed: %s: %s", name, type(exc).__name__, exc)
+            continue
+        closed.append(name)
+    return closed

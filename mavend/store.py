@@ -305,17 +305,43 @@ class Store:
 
     @contextmanager
     def write(self, doing: str = "") -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: committed when the block ends, rolled back on error."""
+        """One IMMEDIATE transaction: committed when the block ends, rolled back on any
+        failure, the COMMIT's own included (a full disk fails there). Either way the
+        connection is left outside any transaction, so the thread's next write starts
+        clean: one failed write never poisons the ones after it."""
         conn = self.connection()
         with self.translate(doing):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
+                conn.execute("COMMIT")
             except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
+                self._roll_back(conn)
                 raise
-            conn.execute("COMMIT")
+
+    def _roll_back(self, conn: sqlite3.Connection) -> None:
+        """ROLLBACK if a transaction is still open (SQLite ends some itself: a full disk,
+        an I/O error). A ROLLBACK that fails too leaves no half-open transaction behind:
+        the connection is dropped, and the thread's next use opens a new one."""
+        if not conn.in_transaction:
+            return
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error as exc:
+            log.error("%s: ROLLBACK failed (%s); the connection is reopened", self.path, exc)
+        if conn.in_transaction:
+            self._drop(conn)
+
+    def _drop(self, conn: sqlite3.Connection) -> None:
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+        if getattr(self._local, "conn", None) is conn:
+            self._local.conn = None
+        try:
+            conn.close()
+        except sqlite3.Error:
+            log.debug("closing a broken connection failed", exc_info=True)
 
     def data_version(self) -> int:
         """Changes whenever another connection commits (PRAGMA data_version)."""
@@ -358,10 +384,30 @@ class Store:
             return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
+class StorageFullError(StorageError):
+    """The disk (or the file system's quota) holding the database is full. Nothing of the
+    failed write was kept; the next write, once there is room, succeeds."""
+
+    reason = "the disk is full"
+
+
+def _disk_full(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL:
+        return True
+    text = str(exc).lower()
+    return "database or disk is full" in text or "no space left" in text
+
+
 def storage_error(path: Path, exc: sqlite3.Error, doing: str = "") -> StorageError:
     text = str(exc)
     lowered = text.lower()
     what = f" while {doing}" if doing else ""
+    if _disk_full(exc):
+        return StorageFullError(
+            f"the disk holding the database {path} is full{what} ({text}); nothing was "
+            "saved: free some space there and say it again"
+        )
     if "locked" in lowered or "busy" in lowered:
         return StorageLockedError(
             f"the database {path} is locked by another process{what} ({text}); nothing was "
