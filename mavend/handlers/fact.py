@@ -12,12 +12,21 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from mavend.handlers.common import HandlerContext, Outcome, Reply, content_stems, stem
+from mavend.handlers.common import (
+    IRREGULAR,
+    STOP_WORDS,
+    HandlerContext,
+    Outcome,
+    Reply,
+    content_stems,
+    stem,
+)
 from mavend.records import Fact
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
 from mavend.scheduler import spoken_time
+from mavend.search import RecordSearch
 
 _WHEN_LAST = re.compile(
     r"^(?:when|what time|what day) did i (?:last |most recently )?(?P<what>.+?)(?: last)?$"
@@ -25,6 +34,20 @@ _WHEN_LAST = re.compile(
 _HOW_MUCH = re.compile(r"^how (?P<how>much|many|long|often) (?P<what>.+)$")
 _DID_I = re.compile(r"^(?:did|have) i (?:already )?(?P<what>.+)$")
 _PERIODS = ("today", "yesterday", "this week", "last week", "this month")
+
+
+def search_words(text: str) -> set[str]:
+    """The words to look `text` up by in the word index (mavend.search): its content
+    words, their stems, and the irregular forms of the same verb ("sleep" finds
+    "slept"), so that the index finds every row `content_stems` would match."""
+    out: set[str] = set()
+    for word in normalize(text).replace("'", " ").replace("%", " ").split():
+        if word in STOP_WORDS:
+            continue
+        root = stem(word)
+        out |= {word, root}
+        out |= {said for said, base in IRREGULAR.items() if base == root}
+    return out
 
 
 def fact_phrase(key: str, value: str) -> str:
@@ -136,18 +159,20 @@ class FactQueries:
         )
 
     def _best_fact(self, what: str) -> Fact | None:
-        """The newest fact that best matches the words (key counts double)."""
+        """The newest fact that best matches the words (key counts double), among all
+        facts: the word index gives each key and value that holds one of them."""
         wanted = content_stems(what)
         if not wanted:
             return None
-        best: tuple[int, Fact] | None = None
-        for fact, _, _ in self.ctx.facts.recent(limit=2000):
+        best: tuple[int, float, int, Fact] | None = None
+        for fact in RecordSearch.of(self.ctx.store).fact_groups(search_words(what)):
             key_stems = content_stems(fact.key.replace("_", " "))
             score = 2 * len(wanted & key_stems) + len(wanted & content_stems(fact.value))
-            # Newest first, so a tie keeps the newest.
-            if score >= 2 and (best is None or score > best[0]):
-                best = (score, fact)
-        return best[1] if best else None
+            # A tie keeps the newest.
+            candidate = (score, fact.at.timestamp(), fact.id, fact)
+            if score >= 2 and (best is None or candidate[:3] > best[:3]):
+                best = candidate
+        return best[3] if best else None
 
     def _period(self, what: str) -> Period:
         now = self.ctx.now()

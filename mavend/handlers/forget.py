@@ -24,6 +24,11 @@ from mavend.handlers.confirm import Confirmations
 from mavend.memory.engine import LAST_KEY
 from mavend.router.grammar import normalize
 
+# The word index over a table (schema 7). It drops an erased row's words only when its
+# segments merge, so an erasure merges them at once: the forgotten words leave the
+# index in the same transaction (mavend.search).
+WORD_INDEXES = {"notes": "notes_fts", "facts": "facts_fts"}
+
 # What each scope erases: tables, in the order they are named in the reply.
 SCOPES: dict[str, tuple[str, ...]] = {
     "everything": ("notes", "facts", "memory"),
@@ -102,6 +107,8 @@ class ForgetHandler:
                 # Table names come from SCOPES, never from the question's payload.
                 cursor = conn.execute(f"DELETE FROM {table} WHERE id <= ?", (limit,))
                 erased[table] = int(cursor.rowcount)
+                if (index := WORD_INDEXES.get(table)) and cursor.rowcount:
+                    conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
             if "memory" in SCOPES[scope]:
                 # The turn memory would learn from next goes with what it learned.
                 conn.execute("DELETE FROM session WHERE key = ?", (LAST_KEY,))

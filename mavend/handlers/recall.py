@@ -1,11 +1,13 @@
 """Semantic recall over notes and facts, and answers phrased only from what was recalled.
 
-Rows are scored by the cosine of their sentence embedding with the question's,
-plus a small bonus per shared content word (names and numbers that an
-embedding blurs). Below a floor nothing is recalled, and the answer is "I
-don't know": the LLM is never asked to fill a gap. When it phrases an answer,
-it sees the recalled rows only, and an answer that states a number the rows do
-not contain is replaced by the plain recalled text.
+Every note and fact is searched (mavend.search: the rows nearest in meaning and
+the rows sharing the question's words); the candidates are scored by the cosine
+of their sentence embedding with the question's, plus a small bonus per shared
+content word (names and numbers that an embedding blurs). Below a floor nothing
+is recalled, and the answer is "I don't know": the LLM is never asked to fill a
+gap. When it phrases an answer, it sees the recalled rows only, and an answer
+that states a number the rows do not contain is replaced by the plain recalled
+text.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from datetime import datetime
 import numpy as np
 
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, content_stems, fingerprint
-from mavend.handlers.fact import fact_phrase
+from mavend.handlers.fact import fact_phrase, search_words
+from mavend.records import Fact, Note
 from mavend.scheduler import spoken_time
+from mavend.search import Hit, RecordSearch
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +33,14 @@ MIN_SCORE = 0.42
 WORD_BONUS = 0.1  # per shared content word, at most two
 # Without an embedder: the share of the question's content words a row must hold.
 MIN_WORD_SHARE = 0.5
+# Candidates scored per question, of each kind (notes, facts): the nearest in meaning,
+# and the best by their words (FTS5 bm25, plus the newest holding a common word).
+NEAREST = 100
+BY_WORDS = 100
+LEXICAL_ROWS = 500  # without an embedder, words are all there is
+# Rows without a current vector embedded during a turn; a larger backlog (a new model,
+# an old file) is re-embedded in the background.
+EMBED_ON_TURN = 32
 
 # Measured on the 0.5B model: asking it to turn "I" into "you" made it answer
 # "You and your."; the pronouns are swapped in code instead (`to_second_person`).
@@ -49,68 +61,104 @@ class Recalled:
 
 
 class Recall:
+    """The rows that answer a question, best first, from every note and fact stored.
+
+    Candidates come from `mavend.search`: the rows nearest the question in meaning
+    (the current embedder's stored vectors) and the rows sharing its words (FTS5);
+    each is then scored exactly as before: cosine plus the word bonus, or without an
+    embedder the share of the question's words. A row outside both candidate sets would
+    need a word bonus to overtake the nearest ones, and the bonus comes from shared
+    words, which the word index finds.
+    """
+
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
 
     def search(self, question: str) -> list[Recalled]:
         limit = self.ctx.settings.memory.recall_max_items or 5
-        rows = self._rows()
-        if not rows:
-            return []
-        embedder = self.ctx.embedder()
         wanted = content_stems(question)
-        scores = (
-            self._semantic(question, rows, wanted, embedder)
-            if embedder is not None
-            else self._lexical(rows, wanted)
-        )
+        index = RecordSearch.of(self.ctx.store)
+        embedder = self.ctx.embedder()
+        if embedder is None:
+            hits = index.find(search_words(question), by_words=LEXICAL_ROWS)
+            scored = [(hit, self._lexical(hit, wanted)) for hit in hits]
+        else:
+            scored = self._semantic(question, index, wanted, embedder)
         found = [
-            Recalled(kind, row_id, text, at, score)
-            for (kind, row_id, text, at, _, _), score in zip(rows, scores, strict=True)
+            Recalled(hit.kind, hit.id, row_text(hit), hit.record.at, score)
+            for hit, score in scored
             if score is not None
         ]
         found.sort(key=lambda r: (-r.score, -r.at.timestamp()))
         return found[:limit]
 
-    def _rows(self) -> list[tuple[str, int, str, datetime, np.ndarray | None, str]]:
-        rows = [("note", n.id, n.text, n.at, vec, emb) for n, vec, emb in self.ctx.notes.recent()]
-        rows += [
-            ("fact", f.id, f.utterance or fact_phrase(f.key, f.value), f.at, vec, emb)
-            for f, vec, emb in self.ctx.facts.recent()
-        ]
-        return rows
-
-    def _semantic(self, question, rows, wanted, embedder) -> list[float | None]:
+    def _semantic(self, question, index, wanted, embedder) -> list[tuple[Hit, float | None]]:
         name = fingerprint(embedder)
         query = embedder.embed([question])[0]
-        vectors = []
-        for kind, row_id, text, _, vector, stored_by in rows:
-            if vector is None or stored_by != name or vector.shape != query.shape:
-                # Saved without an embedder, or by another model: embed now, keep it.
-                vector = embedder.embed([text])[0]
-                self._cache(kind, row_id, vector, name)
-            vectors.append(vector)
-        cosines = np.stack(vectors) @ query
-        out: list[float | None] = []
-        for (_, _, text, _, _, _), cosine in zip(rows, cosines, strict=True):
-            score = float(cosine) + WORD_BONUS * min(len(wanted & content_stems(text)), 2)
-            out.append(score if score >= MIN_SCORE else None)
+        if index.stale(name, len(query)) > EMBED_ON_TURN:
+            # Too many to embed now (a new model, an old file): in the background; until
+            # then those rows are found by their words, and embedded below if they are.
+            index.reembed_in_background(embedder, name, _fact_text)
+        else:
+            self._embed(index, index.stale_records(name, EMBED_ON_TURN), embedder, name)
+        hits = index.find(
+            search_words(question), query=query, embedder=name, nearest=NEAREST, by_words=BY_WORDS
+        )
+        missing = [hit for hit in hits if hit.cosine is None][:EMBED_ON_TURN]
+        embedded = self._embed(index, [(hit.kind, hit.record) for hit in missing], embedder, name)
+        out: list[tuple[Hit, float | None]] = []
+        for hit in hits:
+            if hit.cosine is not None:
+                cosine = hit.cosine
+            elif (hit.kind, hit.id) in embedded:
+                cosine = float(embedded[(hit.kind, hit.id)] @ query)
+            else:  # no vector yet, and past this turn's share: the background job's
+                continue
+            score = cosine + WORD_BONUS * min(len(wanted & content_stems(row_text(hit))), 2)
+            out.append((hit, score if score >= MIN_SCORE else None))
+        return out
+
+    def _embed(self, index, rows, embedder, name) -> dict[tuple[str, int], np.ndarray]:
+        """Embed rows now (saved without an embedder, or by another model), and keep the
+        vectors; at most EMBED_ON_TURN of them, so the turn stays short."""
+        if not rows:
+            return {}
+        vectors = embedder.embed([row_text_of(kind, record) for kind, record in rows])
+        out = {
+            (kind, record.id): vector for (kind, record), vector in zip(rows, vectors, strict=True)
+        }
+        for kind in ("note", "fact"):
+            ids = [record.id for k, record in rows if k == kind]
+            if ids:
+                self._cache(index, kind, ids, np.stack([out[(kind, i)] for i in ids]), name)
         return out
 
     @staticmethod
-    def _lexical(rows, wanted) -> list[float | None]:
-        out: list[float | None] = []
-        for _, _, text, _, _, _ in rows:
-            share = len(wanted & content_stems(text)) / len(wanted) if wanted else 0.0
-            out.append(share if share >= MIN_WORD_SHARE else None)
-        return out
+    def _lexical(hit: Hit, wanted: set[str]) -> float | None:
+        share = len(wanted & content_stems(row_text(hit))) / len(wanted) if wanted else 0.0
+        return share if share >= MIN_WORD_SHARE else None
 
-    def _cache(self, kind: str, row_id: int, vector: np.ndarray, name: str) -> None:
-        book = self.ctx.notes if kind == "note" else self.ctx.facts
+    @staticmethod
+    def _cache(index: RecordSearch, kind: str, ids, vectors: np.ndarray, name: str) -> None:
         try:
-            book.set_embedding(row_id, vector, name)
+            index.save_vectors(kind, ids, vectors, name)
         except Exception:  # a cache: recall works without it
             log.debug("caching an embedding failed", exc_info=True)
+
+
+def row_text(hit: Hit) -> str:
+    return row_text_of(hit.kind, hit.record)
+
+
+def row_text_of(kind: str, record: Note | Fact) -> str:
+    """What a row says: a note's text; a fact as it was said, or its key and value."""
+    if isinstance(record, Fact):
+        return _fact_text(record.key, record.value, record.utterance)
+    return record.text
+
+
+def _fact_text(key: str, value: str, utterance: str) -> str:
+    return utterance or fact_phrase(key, value)
 
 
 def recall_block(found: list[Recalled], ctx: HandlerContext) -> str:
