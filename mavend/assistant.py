@@ -5,6 +5,9 @@
 State that spans turns lives in the database, not in this object, so it spans
 processes too: a destructive act asked about by one `mavend say` is confirmed
 by the next ("yes"), and "repeat" repeats the last logged reply.
+
+Every turn is said in a session (`session_trusted` says whose word it is): memory keeps
+each session's previous turn apart, and learns only from the owner's.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from mavend.handlers.confirm import confirm_key, pending_op
 from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory
-from mavend.memory.engine import ROUTED_PLAN
+from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.negation import reminder_rewrite
@@ -50,6 +53,22 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
 LIST_FOCUS = "list_focus:"  # + session: the list just added to
 _JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
+
+
+def session_trusted(settings: Settings, session: str) -> bool:
+    """Whether what is said in `session` is the owner's word, for memory to learn from.
+
+    The local session (this box's microphone, stdin, `mavend say`, and the D-Bus API: the
+    session bus is the user's own, and whatever can call it can write the database too)
+    is; a satellite is when its `[[satellites]]` entry says `trusted = true`; a Wyoming
+    client (`wyoming:<host>[:<conversation>]`, Home Assistant) and anything else never is.
+    """
+    if session == DEFAULT_SESSION:
+        return True
+    kind, _, name = session.partition(":")
+    if kind == "satellite":
+        return any(s.name == name and s.trusted for s in settings.satellites)
+    return False
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,7 @@ class Assistant:
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
         self.conversation = Conversation(settings, store, clock=self.ctx.now)
         self._lock = threading.Lock()
+        self._previous: LastTurn | None = None  # this turn's session's previous turn
 
     def handle_text(
         self, text: str, *, session: str = DEFAULT_SESSION, context: TurnContext | None = None
@@ -122,6 +142,9 @@ class Assistant:
         text = LONE_SURROGATE.sub("\ufffd", text)
         with self._lock:
             decision: Decision | None = None
+            # Taken by any turn of the session: a correction reaches only the turn just
+            # before it, said in the same place.
+            self._previous = self.memory.take_previous(session)
             try:
                 decision, reply = self._turn(text, session, context)
             except StorageError as exc:
@@ -205,7 +228,14 @@ class Assistant:
         """Route (through memory, when on), continue an ellipsis, handle."""
         if self.memory.enabled:
             # Habits and repairs: may settle or repair the route, learns from the reply.
-            plan = self.memory.plan(self.router, utterance)
+            previous, self._previous = self._previous, None  # the first plan's only
+            plan = self.memory.plan(
+                self.router,
+                utterance,
+                session=session,
+                previous=previous,
+                trusted=session_trusted(self.settings, session),
+            )
             continued = None
             # A correction, a clarify answer or a repair is the user's own word about
             # the previous turn or this phrasing: it is never read as an ellipsis.

@@ -1,16 +1,25 @@
 """`Memory`: habits and repairs wired around one turn.
 
-    plan(router, utterance)  before the handler: is this a reply to the last turn
+    take_previous(session)   first thing in a turn: that session's previous turn (any
+                             turn of the session ends it: mavend/memory/previous.py)
+    plan(router, utterance)  before the handler: is this a reply to the previous turn
                              (a correction, a clarify answer)? else route, then
                              apply a repair for the signature, else merge habits
     observe(plan, reply)     after the handler: write the router's own judgment (never
                              memory's), store or credit a repair, teach the classifier,
-                             remember the turn
+                             remember the turn for its session
     route_view(router, u)    read-only: the router's decision, and what memory would
                              change about it (`mavend route`, D-Bus Route)
 
-State that spans turns (the previous turn, for "no, I meant ...") lives in the
-session table, so it spans processes like the rest (`mavend say` twice works).
+State that spans turns (each session's previous turn, for "no, I meant ...") lives in
+the session table, so it spans processes like the rest (`mavend say` twice works).
+
+Whose word counts: a plan is made for a session, trusted or not (the assistant decides:
+the owner's local session, satellites marked `trusted`). Every session reads the owner's
+habits and repairs, and may correct its own previous turn; only a trusted one writes:
+habit records, repairs and their credit, classifier examples. An untrusted room (a
+guest, Home Assistant, a satellite not marked trusted) never reaches the owner's memory,
+the seed's scope rule: habits are read from, and written to, the owner's scope only.
 Nothing memory decides widens what may run: every decision it makes goes
 through the router's slot extractor (the allowlist, typed slots) and then the
 normal handler, which asks before any destructive act.
@@ -27,6 +36,7 @@ from typing import Any
 from mavend.config import ActsSettings, MemorySettings
 from mavend.memory import dialogue, habits
 from mavend.memory.preview import MemoryPreview, RouteView, preview_of
+from mavend.memory.previous import LAST_KEY, LastTurn, PreviousTurns
 from mavend.memory.recall_block import BlockLimits, build_block
 from mavend.memory.records import (
     CONFIRMED,
@@ -38,13 +48,15 @@ from mavend.memory.records import (
 )
 from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
 from mavend.memory.text import content_words, tokens
-from mavend.records import SessionState
 from mavend.router.decision import Decision, Intent
 from mavend.store import Store
 
 log = logging.getLogger(__name__)
 
-LAST_KEY = "memory.last"
+# The owner's session at this box (mavend.conversation.DEFAULT_SESSION: that package
+# imports the handlers, which import this module, so the name is repeated here).
+LOCAL_SESSION = "local"
+__all__ = ["LAST_KEY", "LOCAL_SESSION", "LastTurn", "Memory", "Plan"]
 # Habit records read per turn (newest first): bounded work on every turn.
 RECALL_ROWS = 2000
 ROUTED_PLAN = "routed"
@@ -55,50 +67,6 @@ ANSWER = "clarify_answer"
 # a general question). "failed" and "refused" are failures of the turn.
 SUCCESS = frozenset({"done", "confirm", "unavailable"})
 FAILURE = frozenset({"failed", "refused"})
-
-
-@dataclass(frozen=True)
-class LastTurn:
-    """The previous turn, as memory needs it to read "no, I meant ..."."""
-
-    said: str  # the text of that turn, as logged
-    utterance: str  # the utterance it decided about (the original, for a correction)
-    intent: str
-    fn: str
-    args: dict[str, str]
-    route: str  # the router's own route for `utterance`: the signature's middle
-    pattern: str
-    candidates: tuple[str, ...]  # the intents a route question named; () otherwise
-    outcome: str
-    error_class: str
-    habit_id: int
-    repair: str  # the repair applied on or stored by that turn ("" none)
-    applied: bool  # the repair was applied (credited once the next turn is no correction)
-    before_turn: int  # the id of the logged turn before it
-
-    @classmethod
-    def from_json(cls, raw: object) -> LastTurn | None:
-        if not isinstance(raw, dict):
-            return None
-        try:
-            return cls(
-                said=str(raw["said"]),
-                utterance=str(raw["utterance"]),
-                intent=str(raw["intent"]),
-                fn=str(raw["fn"]),
-                args={str(k): str(v) for k, v in dict(raw["args"]).items()},
-                route=str(raw["route"]),
-                pattern=str(raw["pattern"]),
-                candidates=tuple(str(c) for c in raw["candidates"]),
-                outcome=str(raw["outcome"]),
-                error_class=str(raw["error_class"]),
-                habit_id=int(raw["habit_id"]),
-                repair=str(raw["repair"]),
-                applied=bool(raw["applied"]),
-                before_turn=int(raw["before_turn"]),
-            )
-        except (KeyError, TypeError, ValueError):
-            return None
 
 
 @dataclass(frozen=True)
@@ -118,6 +86,8 @@ class Plan:
     previous: LastTurn | None = None  # correction / answer: the turn it repairs
     context: str = ""  # the recall block the LLM saw
     router: Any = field(default=None, compare=False, repr=False)
+    session: str = LOCAL_SESSION  # where it was said: its previous turn is kept there
+    trusted: bool = True  # the owner's word: it may write habits, repairs, examples
 
 
 class Memory:
@@ -139,26 +109,48 @@ class Memory:
         self.acts = acts
         self.clock = clock
         self.table = MemoryTable(store)
-        self.session = SessionState(store)
+        self.previous = PreviousTurns(store)
 
     # before the handler ------------------------------------------------------
-    def plan(self, router: Any, said: str) -> Plan:
-        """The decision for this turn. Any memory failure routes the turn plainly."""
+    def take_previous(self, session: str = LOCAL_SESSION) -> LastTurn | None:
+        """`session`'s previous turn, taken: call it first in every turn of the session
+        (whatever the turn turns out to be), and hand it to `plan`. Never raises."""
         if not self.enabled:
-            return Plan(said, router.route(said), router=router)
+            return None
         try:
-            return self._plan(router, said)
+            raw = self.previous.take(session, now_ts=self.clock().timestamp())
+        except Exception:  # memory must never cost a turn
+            log.exception("memory could not read the previous turn")
+            return None
+        return LastTurn.from_json(raw)
+
+    def plan(
+        self,
+        router: Any,
+        said: str,
+        *,
+        session: str = LOCAL_SESSION,
+        previous: LastTurn | None = None,
+        trusted: bool = True,
+    ) -> Plan:
+        """The decision for this turn, said in `session` after `previous` (its own
+        previous turn, from `take_previous`). `trusted`: the owner's word, which memory
+        learns from. Any memory failure routes the turn plainly."""
+        if not self.enabled:
+            return Plan(said, router.route(said), router=router, session=session, trusted=trusted)
+        try:
+            plan = self._plan(router, said, previous, trusted=trusted)
         except Exception:  # memory must never cost a turn
             log.exception("memory failed; routing without it")
-            return Plan(said, router.route(said), router=router)
+            plan = Plan(said, router.route(said), router=router)
+        return replace(plan, session=session, trusted=trusted)
 
-    def _plan(self, router: Any, said: str) -> Plan:
-        last = self._last()
+    def _plan(self, router: Any, said: str, last: LastTurn | None, *, trusted: bool) -> Plan:
         if last is not None:
             reply = self._reply_to(router, said, last)
             if reply is not None:
                 return reply
-            if last.applied and last.repair:
+            if last.applied and last.repair and trusted:
                 self._credit(last.repair, success=True)  # it was not corrected: it worked
         return self._route(router, said)
 
@@ -401,20 +393,23 @@ class Memory:
         now = self.clock()
         decision = plan.decision
         habit_id, repair_name, applied = 0, "", False
+        # Only the owner's word is learned from: an untrusted session's turn writes no
+        # habit, no repair and no credit, and teaches the classifier nothing.
+        learns = plan.trusted
         if plan.kind == ROUTED_PLAN or plan.previous is None:
             utterance, route, pattern = plan.said, plan.route, plan.pattern
-            if plan.repair is not None:
+            if plan.repair is not None and learns:
                 if outcome in FAILURE:
                     self._credit(plan.repair.name, success=False)
                 else:
                     repair_name, applied = plan.repair.name, True
             judged = _judgment(plan)
-            if judged is not None and outcome not in FAILURE:
+            if judged is not None and outcome not in FAILURE and learns:
                 habit_id = self._add_habit(utterance, judged, judged.confidence, ROUTED, now)
         else:
             prev = plan.previous
             utterance, route, pattern = prev.utterance, prev.route, prev.pattern
-            if outcome in SUCCESS:
+            if outcome in SUCCESS and learns:
                 repair_name = self._learn_repair(plan, prev, now)
                 if prev.habit_id:
                     self.table.delete(prev.habit_id)  # it recorded the wrong meaning
@@ -439,8 +434,11 @@ class Memory:
             applied=applied,
             before_turn=self._last_turn_id(),
         )
-        self.session.put(
-            LAST_KEY, asdict(last), expires_ts=now.timestamp() + self.settings.correction_window_s
+        self.previous.put(
+            plan.session,
+            asdict(last),
+            now_ts=now.timestamp(),
+            expires_ts=now.timestamp() + self.settings.correction_window_s,
         )
 
     def _learn_repair(self, plan: Plan, prev: LastTurn, now: datetime) -> str:
@@ -503,24 +501,6 @@ class Memory:
             self.table.credit(repair, success=success, now=self.clock())
 
     # the previous turn -------------------------------------------------------------
-    def _last(self) -> LastTurn | None:
-        """The previous turn, if it was the one just before this and recent enough."""
-        raw = self.session.get(LAST_KEY, now_ts=self.clock().timestamp())
-        last = LastTurn.from_json(raw)
-        if last is None:
-            return None
-        with self.store.read() as conn:
-            row = conn.execute("SELECT id, utterance FROM turns ORDER BY id DESC LIMIT 1")
-            row = row.fetchone()
-        # Another turn since (a "yes", a reminder command, another process): stale.
-        if (
-            row is None
-            or row["id"] != last.before_turn + 1
-            or str(row["utterance"]).strip() != last.said
-        ):
-            return None
-        return last
-
     def _last_turn_id(self) -> int:
         with self.store.read() as conn:
             row = conn.execute("SELECT max(id) FROM turns").fetchone()

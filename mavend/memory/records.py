@@ -258,12 +258,7 @@ class MemoryTable:
 
     def repair(self, scope: str, signature: FailureSignature) -> Repair | None:
         with self.store.read() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM memory WHERE kind = ? AND scope = ? AND name = ?"
-                " ORDER BY id",
-                (REPAIR, scope, REPAIR_PREFIX + signature.key()),
-            ).fetchall()
-        return next((r for r in (own_repair(row) for row in rows) if r is not None), None)
+            return _find_repair(conn, scope, signature)
 
     def store_repair(
         self,
@@ -277,13 +272,17 @@ class MemoryTable:
         now: datetime,
     ) -> Repair:
         """One repair per signature: a new one is stored with one success; an existing
-        one with the same target is credited, one with another target is kept as is."""
-        existing = self.repair(scope, signature)
-        if existing is not None:
-            if (existing.intent, existing.fn, existing.args) == (intent, fn, dict(args)):
-                return self.credit(existing, success=True, now=now) or existing
-            return existing
+        one with the same target is credited, one with another target is kept as is.
+
+        The look-up and the write are one IMMEDIATE transaction: two processes storing
+        the same correction at once (the daemon and `mavend say`) store one repair with
+        two successes, never two repairs."""
         with self.store.write("remembering a repair") as conn:
+            existing = _find_repair(conn, scope, signature)
+            if existing is not None:
+                if (existing.intent, existing.fn, existing.args) != (intent, fn, dict(args)):
+                    return existing
+                return _count(conn, existing, success=True, now=now) or existing
             cursor = conn.execute(
                 f"INSERT INTO memory ({_COLUMNS.partition(', ')[2]})"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, 1.0, ?, ?, 1, 0, ?, ?, ?)",
@@ -319,19 +318,8 @@ class MemoryTable:
         """Count an outcome; a repair that has failed as often as it worked is dropped.
 
         Returns the updated repair, or None when it was dropped (or is gone)."""
-        column = "successes" if success else "failures"
         with self.store.write("counting a repair's outcome") as conn:
-            conn.execute(
-                f"UPDATE memory SET {column} = {column} + 1, updated_ts = ? WHERE id = ?",
-                (now.timestamp(), repair.id),
-            )
-            row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (repair.id,))
-            row = row.fetchone()
-            updated = own_repair(row) if row is not None else None
-            if updated is not None and updated.failures >= updated.successes:
-                conn.execute("DELETE FROM memory WHERE id = ?", (repair.id,))
-                return None
-        return updated
+            return _count(conn, repair, success=success, now=now)
 
     # the user's view -------------------------------------------------------
     def rows(self) -> list[sqlite3.Row]:
@@ -345,3 +333,31 @@ class MemoryTable:
     def delete_all(self) -> int:
         with self.store.write("forgetting all memory") as conn:
             return int(conn.execute("DELETE FROM memory").rowcount)
+
+
+def _find_repair(
+    conn: sqlite3.Connection, scope: str, signature: FailureSignature
+) -> Repair | None:
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM memory WHERE kind = ? AND scope = ? AND name = ? ORDER BY id",
+        (REPAIR, scope, REPAIR_PREFIX + signature.key()),
+    ).fetchall()
+    return next((r for r in (own_repair(row) for row in rows) if r is not None), None)
+
+
+def _count(
+    conn: sqlite3.Connection, repair: Repair, *, success: bool, now: datetime
+) -> Repair | None:
+    """In the caller's transaction: one outcome counted; the repair dropped (None) once
+    it has failed as often as it worked."""
+    column = "successes" if success else "failures"
+    conn.execute(
+        f"UPDATE memory SET {column} = {column} + 1, updated_ts = ? WHERE id = ?",
+        (now.timestamp(), repair.id),
+    )
+    row = conn.execute(f"SELECT {_COLUMNS} FROM memory WHERE id = ?", (repair.id,)).fetchone()
+    updated = own_repair(row) if row is not None else None
+    if updated is not None and updated.failures >= updated.successes:
+        conn.execute("DELETE FROM memory WHERE id = ?", (repair.id,))
+        return None
+    return updated

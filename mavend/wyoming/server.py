@@ -8,10 +8,12 @@
     synthesize  -> audio-start, audio-chunk..., audio-stop (16-bit mono PCM)
     ping        -> pong
 
-Off unless `[wyoming] listen` is set. One task serves; every connection is its own task,
-and every read is bounded (mavend/wyoming/protocol.py) and timed, so one client that sends
-garbage, oversized events or nothing at all is dropped (one log line naming it) while the
-others are served. Turns and synthesis run in worker threads, never on the event loop.
+Off unless `[wyoming] listen` is set. A peer whose address is not in `[wyoming] allow`
+(default: loopback) is disconnected before anything it sent is read. One task serves;
+every connection is its own task, and every read is bounded (mavend/wyoming/protocol.py)
+and timed, so one client that sends garbage, oversized events or nothing at all is dropped
+(one log line naming it) while the others are served. Turns and synthesis run in worker
+threads, never on the event loop.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class WyomingServer:
         self._connections: set[asyncio.Task] = set()
         self.port: int | None = None  # the bound port (listen port 0 picks one: tests)
         self.served = 0  # connections accepted so far (status)
+        self.refused = 0  # connections from peers not in [wyoming] allow
+        self._refused_hosts: set[str] = set()  # each is logged once
         self.ready = asyncio.Event()
 
     @property
@@ -118,13 +122,15 @@ class WyomingServer:
         )
         self.port = server.sockets[0].getsockname()[1]
         where = f"tcp://{self.listen.host}:{self.port}"
+        allow = ", ".join(self.settings.wyoming.allow)
         if self.listen.loopback:
-            log.info("serving Wyoming on %s (this box only)", where)
+            log.info("serving Wyoming on %s (this box only), to %s", where, allow)
         else:
-            # Anyone who reaches the port can run turns: acts, reminders, questions.
+            # Whoever is allowed and reaches the port can run turns: acts, reminders, questions.
             log.warning(
-                "serving Wyoming on %s: NOT loopback, anyone on the network who reaches this "
-                "port can run turns as you (acts, reminders, your notes)", where
+                "serving Wyoming on %s: NOT loopback; the peers in [wyoming] allow (%s) who "
+                "reach this port can run turns as you (acts, reminders, your notes)",
+                where, allow,
             )
         self.ready.set()
         try:
@@ -140,6 +146,21 @@ class WyomingServer:
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)
+        host = _host(writer)
+        if not self.settings.wyoming.allowed(host):
+            # Before anything it sent is read: it runs, confirms and teaches nothing.
+            self.refused += 1
+            if host not in self._refused_hosts:
+                self._refused_hosts.add(host)
+                log.warning(
+                    "Wyoming client %s refused: not in [wyoming] allow (%s); further "
+                    "connections from it are refused without a log line",
+                    host, ", ".join(self.settings.wyoming.allow),
+                )
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+            return
         if len(self._connections) >= self.max_connections:
             log.warning("Wyoming client %s turned away: %d connections open", peer,
                         len(self._connections))
@@ -300,6 +321,12 @@ def _peer(writer: asyncio.StreamWriter) -> str:
         host = str(name[0])
         return f"[{host}]:{name[1]}" if ":" in host else f"{host}:{name[1]}"
     return "unknown"
+
+
+def _host(writer: asyncio.StreamWriter) -> str:
+    """The peer's IP address ("" when the transport does not say)."""
+    name = writer.get_extra_info("peername")
+    return str(name[0]) if isinstance(name, tuple) and name else ""
 
 
 def _session(peer: str, context: Any) -> str:
