@@ -22,6 +22,7 @@ from wyoming.info import Describe
 from mavend.config import Settings, WyomingSettings, parse_settings
 from mavend.errors import ConfigError
 from mavend.wyoming.protocol import encode_event, read_event
+from mavend.wyoming.server import _own_network
 from tests.state_kit import kit_settings
 from tests.test_wyoming_server import TIMEOUT, serving
 
@@ -114,6 +115,9 @@ def test_allow_defaults_to_loopback_and_names_a_bad_entry() -> None:
         parse_settings(text, "c.toml")
     message = str(info.value)
     assert "c.toml:4" in message and "`wyoming.allow[1]`" in message and "kitchen.lan" in message
+    # Networks beyond the household are accepted, and warned about at start.
+    assert [_own_network(n) for n in ("127.0.0.0/8", "192.168.1.0/24", "fd00::/8")] == [True] * 3
+    assert not _own_network("0.0.0.0/0") and not _own_network("8.8.8.8/32")
     for bad in ('"127.0.0.1"', '["10.0.0.0/33"]', "[10]"):
         with pytest.raises(ConfigError, match=r"c\.toml:2: `wyoming\.allow"):
             parse_settings(f"[wyoming]\nallow = {bad}\n", "c.toml")

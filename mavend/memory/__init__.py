@@ -9,6 +9,11 @@
     recall   a small sanitized block of both for the LLM's per-turn prompt
     preview  what memory would change about a turn, read-only (`mavend route`)
 
+Per room: each session (the local one, a satellite, a Wyoming client) has its own
+previous turn, so a correction reaches only the turn said just before it in the same
+place; and only trusted sessions (the owner at this box, satellites marked `trusted`)
+write habits, repairs or classifier examples. Everyone reads the owner's.
+
 `Memory` is the one entry point (`Assistant` wires it around each turn);
 `mavend memory list|forget` shows and deletes what was learned. With
 `[memory] enabled = false` it does nothing at all: no table is written, nothing

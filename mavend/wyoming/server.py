@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 import re
 from dataclasses import dataclass
@@ -131,6 +132,12 @@ class WyomingServer:
                 "serving Wyoming on %s: NOT loopback; the peers in [wyoming] allow (%s) who "
                 "reach this port can run turns as you (acts, reminders, your notes)",
                 where, allow,
+            )
+        outside = [n for n in self.settings.wyoming.allow if not _own_network(n)]
+        if outside:
+            log.warning(
+                "[wyoming] allow admits addresses outside your own network (%s): anyone "
+                "there who reaches the port can run turns as you", ", ".join(outside),
             )
         self.ready.set()
         try:
@@ -321,6 +328,13 @@ def _peer(writer: asyncio.StreamWriter) -> str:
         host = str(name[0])
         return f"[{host}]:{name[1]}" if ":" in host else f"{host}:{name[1]}"
     return "unknown"
+
+
+def _own_network(network: str) -> bool:
+    """Whether every address of `network` is loopback, private or link-local."""
+    net = ipaddress.ip_network(network)
+    ends = (net.network_address, net.broadcast_address)
+    return all(addresses.address_is_private(address) for address in ends)
 
 
 def _host(writer: asyncio.StreamWriter) -> str:
