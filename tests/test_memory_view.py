@@ -43,7 +43,10 @@ def dump(store: Store) -> dict[str, list[tuple[Any, ...]]]:
             for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         ]
         return {
-            table: [tuple(row) for row in conn.execute(f'SELECT * FROM "{table}" ORDER BY rowid')]
+            # Sorted by value, not rowid: the full-text index's shadow tables have no rowid.
+            table: sorted(
+                (tuple(row) for row in conn.execute(f'SELECT * FROM "{table}"')), key=repr
+            )
             for table in sorted(tables)
         }
 
