@@ -12,14 +12,22 @@ text.
 
 from __future__ import annotations
 
+import heapq
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
-from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, content_stems, fingerprint
+from mavend.handlers.common import (
+    REPLY_TIMEOUT_S,
+    Embedder,
+    HandlerContext,
+    content_stems,
+    fingerprint,
+)
 from mavend.handlers.fact import fact_phrase, search_words
 from mavend.records import Fact, Note
 from mavend.scheduler import spoken_time
@@ -31,13 +39,14 @@ log = logging.getLogger(__name__)
 # stored note score 0.37-0.69 (plus the word bonus), unrelated questions < 0.26.
 MIN_SCORE = 0.42
 WORD_BONUS = 0.1  # per shared content word, at most two
+MAX_BONUS = 2 * WORD_BONUS
 # Without an embedder: the share of the question's content words a row must hold.
 MIN_WORD_SHARE = 0.5
 # Candidates scored per question, of each kind (notes, facts): the nearest in meaning,
 # and the best by their words (FTS5 bm25, plus the newest holding a common word).
 NEAREST = 100
 BY_WORDS = 100
-LEXICAL_ROWS = 500  # without an embedder, words are all there is
+LEXICAL_ROWS = 200  # without an embedder, words are all there is
 # Rows without a current vector embedded during a turn; a larger backlog (a new model,
 # an old file) is re-embedded in the background.
 EMBED_ON_TURN = 32
@@ -92,33 +101,68 @@ class Recall:
         found.sort(key=lambda r: (-r.score, -r.at.timestamp()))
         return found[:limit]
 
-    def _semantic(self, question, index, wanted, embedder) -> list[tuple[Hit, float | None]]:
+    def prepare(self) -> int:
+        """Read the stored vectors now, and start re-embedding rows of another model in
+        the background: what the first question would otherwise do (at 100,000 notes
+        the read takes about a second). For the daemon's start; the number of rows
+        waiting for a vector from the current embedder."""
+        embedder = self.ctx.embedder()
+        if embedder is None:
+            return 0
+        index = RecordSearch.of(self.ctx.store)
+        name = fingerprint(embedder)
+        stale = index.stale(name, int(embedder.dim))
+        if stale:
+            index.reembed_in_background(embedder, name, _fact_text)
+        return stale
+
+    def _semantic(
+        self, question: str, index: RecordSearch, wanted: set[str], embedder: Embedder
+    ) -> list[tuple[Hit, float | None]]:
         name = fingerprint(embedder)
         query = embedder.embed([question])[0]
-        if index.stale(name, len(query)) > EMBED_ON_TURN:
+        stale = index.stale(name, len(query))
+        if stale > EMBED_ON_TURN:
             # Too many to embed now (a new model, an old file): in the background; until
             # then those rows are found by their words, and embedded below if they are.
             index.reembed_in_background(embedder, name, _fact_text)
-        else:
+        elif stale:
             self._embed(index, index.stale_records(name, EMBED_ON_TURN), embedder, name)
         hits = index.find(
             search_words(question), query=query, embedder=name, nearest=NEAREST, by_words=BY_WORDS
         )
         missing = [hit for hit in hits if hit.cosine is None][:EMBED_ON_TURN]
         embedded = self._embed(index, [(hit.kind, hit.record) for hit in missing], embedder, name)
-        out: list[tuple[Hit, float | None]] = []
+        near: list[tuple[float, Hit]] = []
         for hit in hits:
             if hit.cosine is not None:
-                cosine = hit.cosine
+                near.append((hit.cosine, hit))
             elif (hit.kind, hit.id) in embedded:
-                cosine = float(embedded[(hit.kind, hit.id)] @ query)
-            else:  # no vector yet, and past this turn's share: the background job's
-                continue
+                near.append((float(embedded[(hit.kind, hit.id)] @ query), hit))
+            # else: no vector yet, and past this turn's share: the background job's
+        # Nearest first; the word bonus is at most MAX_BONUS, so once a row's cosine plus
+        # that cannot reach the floor or the limit-th best score, no later row can either:
+        # the same rows as scoring every candidate, at a fraction of the word stemming.
+        near.sort(key=lambda pair: -pair[0])
+        limit = self.ctx.settings.memory.recall_max_items or 5
+        out: list[tuple[Hit, float | None]] = []
+        best: list[float] = []  # a min-heap of the `limit` best scores so far
+        for cosine, hit in near:
+            if cosine + MAX_BONUS < (best[0] if len(best) >= limit else MIN_SCORE):
+                break
             score = cosine + WORD_BONUS * min(len(wanted & content_stems(row_text(hit))), 2)
-            out.append((hit, score if score >= MIN_SCORE else None))
+            if score >= MIN_SCORE:
+                out.append((hit, score))
+                (heapq.heappushpop if len(best) >= limit else heapq.heappush)(best, score)
         return out
 
-    def _embed(self, index, rows, embedder, name) -> dict[tuple[str, int], np.ndarray]:
+    def _embed(
+        self,
+        index: RecordSearch,
+        rows: Sequence[tuple[str, Note | Fact]],
+        embedder: Embedder,
+        name: str,
+    ) -> dict[tuple[str, int], np.ndarray]:
         """Embed rows now (saved without an embedder, or by another model), and keep the
         vectors; at most EMBED_ON_TURN of them, so the turn stays short."""
         if not rows:
@@ -139,7 +183,9 @@ class Recall:
         return share if share >= MIN_WORD_SHARE else None
 
     @staticmethod
-    def _cache(index: RecordSearch, kind: str, ids, vectors: np.ndarray, name: str) -> None:
+    def _cache(
+        index: RecordSearch, kind: str, ids: list[int], vectors: np.ndarray, name: str
+    ) -> None:
         try:
             index.save_vectors(kind, ids, vectors, name)
         except Exception:  # a cache: recall works without it

@@ -12,7 +12,7 @@ import numpy as np
 
 from mavend.records import Fact, Note
 from mavend.search import words as fts
-from mavend.search.reembed import Embedder, FactText, Reembedder, store_vectors
+from mavend.search.reembed import BATCH, Embedder, FactText, Reembedder, store_vectors
 from mavend.search.vectors import TableVectors
 from mavend.store import Store, parse_iso
 
@@ -47,6 +47,7 @@ class RecordSearch:
         # Per connection: (PRAGMA data_version, total_changes) when last in step with it.
         self._seen: dict[sqlite3.Connection, tuple[int, int]] = {}
         self._job: Reembedder | None = None
+        self._writing = 0  # writes of vectors in flight
 
     @classmethod
     def of(cls, store: Store) -> RecordSearch:
@@ -117,8 +118,8 @@ class RecordSearch:
                 ids = [
                     r[0]
                     for r in conn.execute(
-                        f"SELECT id FROM {table} WHERE embedder != ? OR embedding IS NULL"
-                        " ORDER BY id DESC LIMIT ?",
+                        f"SELECT id FROM {table} WHERE embedder < ?1 OR embedder > ?1"
+                        " OR (embedder = ?1 AND embedding IS NULL) ORDER BY id DESC LIMIT ?2",
                         (embedder, limit),
                     )
                 ]
@@ -130,40 +131,52 @@ class RecordSearch:
         self, kind: str, ids: Sequence[int], vectors: np.ndarray, embedder: str
     ) -> None:
         """Store rows' vectors (from `embedder`) in the file, and in the matrix."""
-        table = KINDS[kind]
-        kept = store_vectors(self.store, table, list(ids), vectors, embedder)
-        position = {row_id: i for i, row_id in enumerate(ids)}
-        self._heard(table, kept, vectors[[position[i] for i in kept]], embedder)
+        self._save(KINDS[kind], list(ids), vectors, embedder)
 
     def reembed_in_background(
-        self, embedder: Embedder, name: str, fact_text: FactText, **options: float
+        self, embedder: Embedder, name: str, fact_text: FactText, *, batch: int = BATCH
     ) -> Reembedder:
         """Start (once at a time) the job giving every stale row `name`'s vector."""
         with self._lock:
-            if self._job is None or not self._job.running() or self._job.name != name:
-                if self._job is not None:
-                    self._job.stop()
+            job = self._job
+            if job is None or not job.running() or job.name != name:
+                if job is not None:
+                    job.stop()
 
-                def heard(table: str, ids: list[int], vectors: np.ndarray) -> None:
-                    self._heard(table, ids, vectors, name)
+                def save(table: str, ids: list[int], vectors: np.ndarray) -> list[int]:
+                    return self._save(table, ids, vectors, name)
 
-                self._job = Reembedder(self.store, embedder, name, fact_text, heard, **options)  # type: ignore[arg-type]
-                self._job.start()
-            return self._job
+                job = self._job = Reembedder(
+                    self.store, embedder, name, fact_text, save, batch=batch
+                )
+                job.start()
+            return job
 
     def close(self) -> None:
         with self._lock:
-            if self._job is not None:
-                self._job.stop()
+            job = self._job
             self._vectors.clear()
             self._seen.clear()
+        if job is not None:
+            job.stop()
 
-    def _heard(self, table: str, ids: list[int], vectors: np.ndarray, embedder: str) -> None:
+    def _save(self, table: str, ids: list[int], vectors: np.ndarray, embedder: str) -> list[int]:
+        # While the write is in flight the file is ahead of the matrix; a sync then would
+        # compare every id to catch up, so syncs wait for the matrix to hear of it.
+        with self._lock:
+            self._writing += 1
+        try:
+            kept = store_vectors(self.store, table, ids, vectors, embedder)
+        finally:
+            with self._lock:
+                self._writing -= 1
         with self._lock:
             held = self._vectors.get(table)
-            if held is not None and held.embedder == embedder and ids:
-                held.matrix.put(ids, vectors)
-                held.stale = max(0, held.stale - len(ids))
+            if held is not None and held.embedder == embedder and kept:
+                position = {row_id: i for i, row_id in enumerate(ids)}
+                held.matrix.put(kept, vectors[[position[i] for i in kept]])
+                held.stale = max(0, held.stale - len(kept))
+        return kept
 
     def _sync(self, conn: sqlite3.Connection, embedder: str, dim: int) -> None:
         """Bring the matrices in step with the file, if anything was committed since."""
@@ -174,7 +187,9 @@ class RecordSearch:
                 self._vectors[table] = TableVectors(table, embedder, dim)
                 fresh = True
         mark = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
-        if not fresh and self._seen.get(conn) == mark:
+        if not fresh and (self._seen.get(conn) == mark or self._writing):
+            # In step, or a write of vectors is in flight (`_save`): the matrix still
+            # answers, and a row deleted meanwhile is not returned (`find` reads each row).
             return
         for held in self._vectors.values():
             held.sync(conn)

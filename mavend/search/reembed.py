@@ -68,7 +68,8 @@ def store_vectors(
 
 
 class Reembedder:
-    """The background job; `on_vectors(table, ids, vectors)` hears of each batch stored."""
+    """The background job. `save(table, ids, vectors)` stores a batch and returns the ids
+    of the rows still there (RecordSearch's, which also holds them in memory)."""
 
     def __init__(
         self,
@@ -76,13 +77,13 @@ class Reembedder:
         embedder: Embedder,
         name: str,
         fact_text: FactText,
-        on_vectors: Callable[[str, list[int], np.ndarray], None],
+        save: Callable[[str, list[int], np.ndarray], list[int]],
         *,
         batch: int = BATCH,
         pause_s: float = PAUSE_S,
     ) -> None:
         self.store, self.embedder, self.name = store, embedder, name
-        self.fact_text, self.on_vectors = fact_text, on_vectors
+        self.fact_text, self.save = fact_text, save
         self.batch, self.pause_s = batch, pause_s
         self.done = 0
         self._stop = threading.Event()
@@ -107,12 +108,7 @@ class Reembedder:
         if not rows:
             return 0
         vectors = self.embedder.embed([text for _, text in rows])
-        kept = store_vectors(self.store, table, [i for i, _ in rows], vectors, self.name)
-        if kept:
-            keep = {row_id for row_id in kept}
-            mask = [i for i, (row_id, _) in enumerate(rows) if row_id in keep]
-            self.on_vectors(table, kept, vectors[mask])
-        self.done += len(kept)
+        self.done += len(self.save(table, [i for i, _ in rows], vectors))
         return rows[-1][0]
 
     def _run(self) -> None:

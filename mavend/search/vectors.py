@@ -129,8 +129,8 @@ class TableVectors:
         self.matrix = VectorMatrix(dim)
         self.seen_up_to = 0  # every row with a lower or equal id has been looked at
         self.stale = 0  # rows without a vector from this embedder
-        # Rows marked as this embedder's whose vector has another width (never written
-        # by mavend): left out, but counted, so that they don't look like a change.
+        # Rows marked as this embedder's without a vector of its width (never written
+        # by mavend): left out and counted stale, so that they don't look like a change.
         self._unusable: dict[int, None] = {}
 
     def sync(self, conn: sqlite3.Connection) -> None:
@@ -139,26 +139,25 @@ class TableVectors:
         highest = int(conn.execute(f"SELECT coalesce(max(id), 0) FROM {table}").fetchone()[0])
         if highest > self.seen_up_to:
             rows = conn.execute(
-                f"SELECT id, embedding FROM {table} WHERE id > ? AND id <= ? AND embedder = ?"
-                " AND embedding IS NOT NULL",
+                f"SELECT id, embedding FROM {table} WHERE id > ? AND id <= ? AND embedder = ?",
                 (self.seen_up_to, highest, name),
             )
             self._put_rows(rows)
         self.seen_up_to = max(self.seen_up_to, highest)
+        # From the embedder index alone (it holds the ids): the rows' vectors, 2 KB each,
+        # are not read.
         count, id_sum = conn.execute(
-            f"SELECT count(*), coalesce(sum(id), 0) FROM {table}"
-            " WHERE embedder = ? AND embedding IS NOT NULL AND id <= ?",
+            f"SELECT count(*), coalesce(sum(id), 0) FROM {table} WHERE embedder = ? AND id <= ?",
             (name, self.seen_up_to),
         ).fetchone()
         held = len(self.matrix) + len(self._unusable)
         if (int(count), int(id_sum)) != (held, self.matrix.id_sum + sum(self._unusable)):
             self._reconcile(conn)
         # Through the embedder index: two range counts, each as long as its answer.
-        self.stale = int(
+        self.stale = len(self._unusable) + int(
             conn.execute(
                 f"SELECT (SELECT count(*) FROM {table} WHERE embedder < ?1)"
-                f" + (SELECT count(*) FROM {table} WHERE embedder > ?1)"
-                f" + (SELECT count(*) FROM {table} WHERE embedder = ?1 AND embedding IS NULL)",
+                f" + (SELECT count(*) FROM {table} WHERE embedder > ?1)",
                 (name,),
             ).fetchone()[0]
         )
@@ -169,8 +168,7 @@ class TableVectors:
             (
                 r[0]
                 for r in conn.execute(
-                    f"SELECT id FROM {self.table} WHERE embedder = ?"
-                    " AND embedding IS NOT NULL AND id <= ?",
+                    f"SELECT id FROM {self.table} WHERE embedder = ? AND id <= ?",
                     (self.embedder, self.seen_up_to),
                 )
             ),
