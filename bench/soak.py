@@ -217,6 +217,14 @@ def _seconds(iso: str) -> float:
     return datetime.fromisoformat(iso).timestamp()
 
 
+def _rate(window: list[Sample]) -> float | None:
+    if len(window) < 2 or window[-1].t_s <= window[0].t_s:
+        return None
+    return round(
+        (window[-1].turns_done - window[0].turns_done) / (window[-1].t_s - window[0].t_s), 1
+    )
+
+
 def _pct(values: list[float], q: float) -> float | None:
     return round(values[min(int(q * len(values)), len(values) - 1)], 2) if values else None
 
@@ -234,6 +242,10 @@ def summarize(
     growth = {t: end_rows.get(t, 0) - baseline.get(t, 0) for t in sorted(end_rows)}
     reminders_set = tally.answered["timer"] + tally.answered["reminder"]
     latencies = sorted(tally.latencies_ms)
+    by_kind = {k: sorted(v) for k, v in sorted(tally.latencies_by_kind.items())}
+    # The rate over the first and the last quarter of the turns: does it slow as tables grow?
+    turning = [s for s in samples if 0 < s.turns_done < tally.done] or samples
+    quarter = max(len(turning) // 4, 1)
     return {
         "turns_sent": sum(tally.sent.values()),
         "turns_answered": tally.done,
@@ -246,6 +258,11 @@ def summarize(
             "p95": _pct(latencies, 0.95),
             "max": round(latencies[-1], 1) if latencies else None,
         },
+        "turn_ms_p50_p95_by_kind": {k: [_pct(v, 0.5), _pct(v, 0.95)] for k, v in by_kind.items()},
+        "turns_per_s_first_last_quarter": [
+            _rate(turning[: quarter + 1]),
+            _rate(turning[-quarter - 1 :]),
+        ],
         "samples": len(samples),
         "rss_mib": {
             "first": samples[0].rss_mib,
@@ -513,6 +530,10 @@ def print_table(s: dict) -> None:
             "turn ms p50 / p95 / max",
             f"{s['turn_ms']['p50']} / {s['turn_ms']['p95']} / {s['turn_ms']['max']}",
         ),
+        (
+            "turns/s first / last quarter",
+            " / ".join(str(v) for v in s["turns_per_s_first_last_quarter"]),
+        ),
         ("RSS MiB first / warm / end / max", " / ".join(str(v) for v in s["rss_mib"].values())),
         (
             "RSS slope after warm-up",
@@ -543,6 +564,10 @@ def print_table(s: dict) -> None:
         (
             "notes stored / rows grown",
             f"{s['expected_growth']['notes']} / {s['table_growth'].get('notes')}",
+        ),
+        (
+            "rows grown: turns notes memory",
+            " ".join(str(s["table_growth"].get(t)) for t in ("turns", "notes", "memory")),
         ),
         ("ERROR log lines", str(s["error_log_lines"])),
     ]

@@ -270,6 +270,7 @@ class Tally:
     not_handled: Counter = field(default_factory=Counter)  # by kind: Wyoming not-handled
     errors: list[str] = field(default_factory=list)  # transport failures
     latencies_ms: list[float] = field(default_factory=list)
+    latencies_by_kind: dict[str, list[float]] = field(default_factory=dict)
     reminders_due: list[float] = field(default_factory=list)  # monotonic due times
     utterances: dict[str, str] = field(default_factory=dict)  # text -> kind
 
@@ -323,7 +324,9 @@ async def drive(path: str, queue: asyncio.Queue, tally: Tally, port: int, addres
                 if satellite is not None:
                     satellite.writer = None
                 continue
-            tally.latencies_ms.append((time.monotonic() - started) * 1000.0)
+            took_ms = (time.monotonic() - started) * 1000.0
+            tally.latencies_ms.append(took_ms)
+            tally.latencies_by_kind.setdefault(kind, []).append(took_ms)
             tally.by_path[path] += 1
             tally.answered[kind] += 1
             if not handled:
