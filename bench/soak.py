@@ -105,7 +105,13 @@ async def run_turns(
 
     async def feed() -> None:
         index = 0
-        while (index < args.turns) if args.compressed else (time.monotonic() < end):
+        # Compressed: the turns, or as many as `--time-limit` allows (0 = no limit).
+        limit_at = began + args.time_limit_s if args.time_limit_s else float("inf")
+        while (
+            (index < args.turns and time.monotonic() < limit_at)
+            if args.compressed
+            else (time.monotonic() < end)
+        ):
             await queue.put(item(index))
             index += 1
             if not args.compressed:
@@ -398,6 +404,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--remind-every", type=int, default=8, help="long mode: every Nth turn")
     p.add_argument("--compressed", action="store_true", help="turns back to back")
     p.add_argument("--turns", type=int, default=20000)
+    p.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=0.0,
+        dest="time_limit_s",
+        help="compressed: stop sending turns after this long (default: none)",
+    )
     p.add_argument("--firings", type=int, default=2000)
     p.add_argument("--fire-min", type=int, default=5, dest="fire_min_s")
     p.add_argument(
@@ -489,6 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         mode=mode,
         wall_s=round(wall_s, 1),
         turns_s=round(turns_s, 1),
+        stopped_by_time_limit=bool(args.compressed and sum(tally.sent.values()) < args.turns),
         ready_s=round(ready_s, 1),
         turns_per_s=round(tally.done / max(turns_s, 1e-9), 1),
         alive_at_end=alive,
