@@ -4,7 +4,9 @@
     reminder  set one (timers too); list, cancel, snooze
     fact      log key/value/time; note: text + embedding
     query     answer from the clock, reminders, facts, notes (recall), or the LLM
-    chat      a short LLM reply; system: stop, cancel, repeat, help, volume, listening
+    chat      a short LLM reply, behind the same personal boundary as a query's (a chat
+              turn that asks about the user is answered from their data or not at all);
+              system: stop, cancel, repeat, help, volume, listening
 
 State lives in the shared SQLite database (`mavend.store`), so `mavend say`
 and the daemon see the same facts, notes and reminders.
@@ -34,6 +36,7 @@ from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.system import SystemHandler
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
+from mavend.router.personal import boundary_allows_general
 
 __all__ = [
     "ForgetCommand",
@@ -82,7 +85,11 @@ class TurnHandler:
             return self.query.handle(replace(decision, source=source, personal=True))
         if intent in (Intent.QUERY, Intent.CHAT) and decision.source not in PERSONAL_SOURCES:
             computed = self.computed(decision)
-            if computed is not None:
+            # Worked out here, never by a model; but a "live" question about the user
+            # ("the score from the kids' match") is about their data, not the world's,
+            # unless a grammar anchored the world ("search the web for ...").
+            live = computed is not None and computed.data.get("skill") == "live"
+            if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
         if intent == Intent.ACT:
             return self.acts.handle(decision, context)
@@ -100,7 +107,8 @@ class TurnHandler:
             return self.query.handle(decision)
         if intent == Intent.SYSTEM:
             return self.system.handle(decision, context)
-        return self.chat.handle(decision)
+        # Chat is general knowledge too: out through the query handler's one way out.
+        return self.query.chat_turn(decision)
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""

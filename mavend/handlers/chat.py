@@ -1,7 +1,9 @@
-"""chat: a short reply from the local LLM; no side effects.
+"""chat: a short reply from the LLM (local, or the configured server); no side effects.
 
-Chat and general-knowledge questions (QueryHandler hands those here) are asked with the
-persona's system prompt: its name, the clock, and what it cannot know (`persona`).
+Chat and general-knowledge questions are asked with the persona's system prompt: its
+name, the clock, and what it cannot know (`persona`). The only caller is the query
+handler's one way out to general knowledge (`QueryHandler._general_knowledge`), behind
+the personal boundary: chat turns and queries alike reach `answer` only through it.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import logging
 
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, Outcome, Reply
 from mavend.handlers.persona import Persona
-from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
 
@@ -19,9 +20,6 @@ class ChatHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
         self.persona = Persona.of(ctx.settings)
-
-    def handle(self, decision: Decision) -> Reply:
-        return self.answer(decision.slots.text.strip() or decision.utterance.strip())
 
     def messages(self, text: str) -> list[dict[str, str]]:
         """What the model is asked: the persona's system turn at this moment, then `text`."""

@@ -13,16 +13,19 @@ LLM, the classifier); this handler never guesses it from the words. What each do
                question is personal
 
 The personal boundary lives in `_general_knowledge` and nowhere else: a question the
-decision marks `personal` reaches general knowledge (the LLM's own today, a remote
-backend or a web tool later: all of them through that one method) only when a grammar
-anchored the destination. A model's "general" cannot open it; with nothing stored,
-the answer is "I don't know", never a model's guess about the user's life.
+decision marks `personal` (or whose words are about the user: `router.personal`)
+reaches general knowledge (the LLM's own, a remote backend, a web tool later: all of
+them through that one method) only when a grammar anchored the destination. A model's
+"general" cannot open it; with nothing stored, the answer is "I don't know", never a
+model's guess about the user's life. Chat turns go out through the same method
+(`chat_turn`): one that asks about the user is answered from their data or not at all.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 
 from mavend.handlers.chat import ChatHandler
@@ -89,9 +92,18 @@ class QueryHandler:
             data={"recalled": [f"{r.kind}:{r.id}" for r in found]},
         )
 
+    def chat_turn(self, decision: Decision) -> Reply:
+        """A chat turn: the model's reply, through the one way out. A chat turn that asks
+        about the user ("the bin day", "how old is the dog now") is a question about
+        their data: their facts and notes answer it, or "I don't know" does."""
+        text = decision.slots.text.strip() or decision.utterance.strip()
+        if not boundary_allows_general(decision, text):
+            return self.handle(replace(decision, personal=True))
+        return self._general_knowledge(decision, text)
+
     def _general_knowledge(self, decision: Decision, question: str) -> Reply:
         """The one way out to general knowledge, behind the personal boundary."""
-        if not boundary_allows_general(decision):
+        if not boundary_allows_general(decision, question):
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": [], "personal": True})
         return self.chat.answer(question)
 

@@ -21,7 +21,7 @@ from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Sta
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
 from mavend.router.negation import withdrawal
-from mavend.router.personal import judge_personal
+from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
 
@@ -146,7 +146,9 @@ class Router:
             confidence=confidence,
             slots=result.slots,
             source=Source(named[0]) if query and named else Source.UNKNOWN,
-            personal=query and judge_personal(text, named),
+            # A chat reply is general knowledge too: a chat turn that asks about the
+            # user is judged by its words (personal.py), behind the same boundary.
+            personal=intent in (Intent.QUERY, Intent.CHAT) and judge_personal(text, named, intent),
             decided_by=decided_by,
         )
         if result.question:
@@ -278,7 +280,15 @@ class Router:
         classified = self._classify(text, trace)
         routed = None
         if self.policy.needs_llm(classified):
-            routed = self._ask_llm(text, self._llm_context(text, classified, context), trace)
+            # Memory's recalled lines and a tie-break's examples (which include the
+            # user's corrections) are stored data: a model server sees them only with
+            # [llm] share_personal = true (router.personal.may_share_personal).
+            shown = (
+                self._llm_context(text, classified, context)
+                if may_share_personal(self.llm)
+                else ""
+            )
+            routed = self._ask_llm(text, shown, trace)
         picked = self.policy.pick(routed, classified)
         if picked is None:
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate")
