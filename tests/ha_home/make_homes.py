@@ -146,7 +146,8 @@ MID_ROOMS = [
     "Garage",
     "Garden",
 ]
-BIG_ROOMS = MID_ROOMS + [
+BIG_ROOMS = [
+    *MID_ROOMS,
     "Dining Room",
     "Guest Room",
     "Laundry",
