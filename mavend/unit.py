@@ -65,6 +65,9 @@ class UnitPlan:
     network_addresses: tuple[str, ...] = ()
     # The host `[wyoming] listen` serves on ("" = not served): the unit opens IP for it.
     listen: str = ""
+    # Where mavend itself lives under /tmp or /var/tmp (a checkout cloned there, its venv):
+    # PrivateTmp=yes would hide it from the service, so each is bound in, read-only.
+    tmp_paths: tuple[Path, ...] = ()
 
 
 @functools.cache
@@ -110,6 +113,7 @@ def render_unit(plan: UnitPlan) -> str:
         template = unit_template("user")
         values = {"environment": environment, "rw_paths": rw_paths}
     values["address_families"] = _address_families(plan)
+    values["tmp_binds"] = _tmp_binds(plan)
     text = template.format(header=header, command=command, memory_max=plan.memory_max, **values)
     return text
 
@@ -154,6 +158,51 @@ def _address_families(plan: UnitPlan) -> str:
         f"# ({again}). AF_NETLINK is for audio device discovery.\n"
         "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6"
     )
+
+
+# What PrivateTmp=yes replaces with the service's own, empty folders.
+PRIVATE_TMP_DIRS = (Path("/tmp"), Path("/var/tmp"))
+
+
+def _tmp_binds(plan: UnitPlan) -> str:
+    if not plan.tmp_paths:
+        return ""
+    words = " ".join(_quote(_path_word(path, home=False)) for path in plan.tmp_paths)
+    return (
+        "\n# mavend itself lives there, and PrivateTmp= would hide it: bound in, read-only."
+        f"\nBindReadOnlyPaths={words}"
+    )
+
+
+def tmp_paths(command: tuple[str, ...]) -> tuple[Path, ...]:
+    """The folders right below /tmp or /var/tmp that the service needs to run `command`:
+    the executable (as given and resolved), a script's interpreter, this Python's prefix
+    and the mavend package (an editable install's source)."""
+    import mavend
+
+    found: list[Path] = [Path(sys.prefix), Path(mavend.__file__).parent]
+    for word in command:
+        if not word.startswith("/"):
+            continue
+        found.append(Path(word))
+        try:
+            with open(word, "rb") as script:
+                first = script.readline(512)
+        except OSError:
+            continue
+        if first.startswith(b"#!"):
+            interpreter = first[2:].split()
+            if interpreter and interpreter[0].startswith(b"/"):
+                found.append(Path(os.fsdecode(interpreter[0])))
+    needed: list[Path] = []
+    for path in found:
+        for each in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
+            for tmp in PRIVATE_TMP_DIRS:
+                if each.is_relative_to(tmp) and each != tmp:
+                    top = tmp / each.relative_to(tmp).parts[0]
+                    if top not in needed:
+                        needed.append(top)
+    return tuple(needed)
 
 
 def listen_host(settings: Settings) -> str:
@@ -231,6 +280,7 @@ def plan_for(
 ) -> UnitPlan:
     """The unit for this mavend and its directories, as this process sees them."""
     command = command or running_command()
+    in_tmp = tmp_paths(command)
     models = os.environ.get("MAVEND_MODELS_DIR")
     models_dir = Path(models).expanduser().absolute() if models else None
     config_path = config.expanduser().absolute() if config is not None else None
@@ -248,6 +298,7 @@ def plan_for(
         return UnitPlan(
             "system", command, config=config_path, models_dir=models_dir,
             network=hosts, network_addresses=resolve_hosts(hosts), listen=listen,
+            tmp_paths=in_tmp,
         )  # fmt: skip
     settings = load_settings(config)  # ConfigError (exit 3) if it is invalid
     data = settings.storage.data_path().expanduser().absolute()
@@ -262,6 +313,7 @@ def plan_for(
         models_dir=models_dir,
         network=addresses.configured_hosts(settings),
         listen=listen_host(settings),
+        tmp_paths=in_tmp,
     )
 
 

@@ -12,7 +12,9 @@ with nothing but util-linux (`unshare`, `nsenter`, `setpriv`) and the host's own
   writable layer on a tmpfs (``systemctl enable``, ``/etc/mavend``, ``/var/lib/private``,
   the journal, a user added with `useradd` all land there and vanish with the box);
   ``/run``, ``/tmp``, ``/dev`` (a few device nodes, a private devpts, the console: a pty
-  the harness copies to `log`) are fresh; ``/sys`` and ``/proc/sys`` are read-only;
+  the harness copies to `log`) are fresh (but an `expose` path under ``/tmp``, a checkout
+  cloned there and its venv, is bind-mounted into the fresh one from the host's); ``/sys``
+  and ``/proc/sys`` are read-only;
 * capabilities a container does not get are dropped from the bounding set (loading kernel
   modules, setting the clock, raw I/O, ...), so units that would do that skip themselves;
 * it boots ``mavend-box.target``: sysinit.target (journald, tmpfiles) and sockets.target,
@@ -85,8 +87,10 @@ mount -t overlay overlay -o lowerdir=/var,upperdir=$B/var/u,workdir=$B/var/w /va
 if [ -d /home ]; then
   mount -t overlay overlay -o lowerdir=/home,upperdir=$B/home/u,workdir=$B/home/w /home
 fi
-__EXPOSE__
+mkdir -p $B/host/tmp && mount --bind /tmp $B/host/tmp
 mount -t tmpfs -o mode=1777,nosuid,nodev mavend-box-tmp /tmp
+__KEEP_TMP__
+__EXPOSE__
 mount -t proc -o nosuid,nodev,noexec proc /proc
 mount --bind /proc/sys /proc/sys
 mount -o remount,bind,ro /proc/sys
@@ -150,6 +154,29 @@ def _hidden_steps(paths: Iterable[Path]) -> dict[Path, set[str]]:
                 if child:
                     needed.setdefault(parent, set()).add(child[0])
     return needed
+
+
+def _kept_in_tmp(paths: Iterable[Path]) -> list[str]:
+    """The entries right below /tmp that `paths` (as given, and resolved) lie in: a checkout
+    or a venv under /tmp must not vanish under the box's fresh /tmp."""
+    kept: list[str] = []
+    for path in paths:
+        for each in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
+            parts = each.parts
+            if len(parts) > 2 and parts[:2] == ("/", "tmp") and parts[2] not in kept:
+                kept.append(parts[2])
+    return kept
+
+
+def _keep_tmp_script(paths: Iterable[Path]) -> str:
+    lines = []
+    for name in _kept_in_tmp(paths):
+        n = shlex.quote(name)
+        lines.append(
+            f"if [ -d $B/host/tmp/{n} ]; then mkdir /tmp/{n}; else : > /tmp/{n}; fi; "
+            f"mount --bind $B/host/tmp/{n} /tmp/{n}"
+        )
+    return "\n".join(lines)
 
 
 def _expose_script(paths: Iterable[Path]) -> str:
@@ -219,7 +246,8 @@ class SystemdBox:
         self._reader.start()
         console = os.ttyname(slave)
         script = (
-            _INNER.replace("__EXPOSE__", _expose_script(self.expose))
+            _INNER.replace("__KEEP_TMP__", _keep_tmp_script(self.expose))
+            .replace("__EXPOSE__", _expose_script(self.expose))
             .replace("__BOOT_UNIT__", BOOT_UNIT)
             .replace("__CAPS__", ",".join(f"-{c}" for c in DROPPED_CAPS))
             .replace("__SYSTEMD__", str(SYSTEMD))

@@ -246,3 +246,21 @@ def test_ten_thousand_conversations_leave_a_bounded_session_table(tmp_path: Path
         store.close()
     print(f"durability: 10,100 session writes for 10,000 conversations in {took:.1f} s; "
           f"the table kept at most {SESSION_MAX_ROWS} rows")
+
+
+def test_a_mavend_under_tmp_is_bound_into_the_units_private_tmp(tmp_path: Path) -> None:
+    """PrivateTmp=yes hides /tmp from the service: a checkout cloned there (its venv's
+    mavend, 203/EXEC under a real systemd before) is bound in, read-only."""
+    from mavend.unit import UnitPlan, render_unit, tmp_paths
+
+    assert tmp_path.is_relative_to("/tmp"), tmp_path  # pytest's base temp, as on the box
+    script = tmp_path / "venv" / "bin" / "mavend"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/var/tmp/elsewhere/python\n")
+    top = Path("/tmp") / tmp_path.relative_to("/tmp").parts[0]
+    found = tmp_paths((str(script),))
+    assert top in found and Path("/var/tmp/elsewhere") in found, found
+    unit = render_unit(UnitPlan("system", (str(script),), tmp_paths=found))
+    assert re.search(r"^PrivateTmp=yes\n#.*\nBindReadOnlyPaths=.*" + re.escape(str(top)),
+                     unit, re.M), unit
+    assert "BindReadOnlyPaths" not in render_unit(UnitPlan("system", ("/usr/bin/mavend",)))
