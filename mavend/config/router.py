@@ -62,6 +62,12 @@ class LlmSettings:
     # Ask for the intent token's top logprobs: the route's confidence, as the local model
     # reads it from its logits. Off, or a server that sends none: a fixed 0.6 (README).
     logprobs: bool = True
+    # With backend = "openai": may what you stored (facts, notes, memory's recalled lines,
+    # the corrected examples of a tie-break) be put in the server's prompts? Off (the
+    # default): the server sees the utterance and fixed text only, and answers from your
+    # own data are phrased here (plain_answer). On: they are sent, sanitised (control
+    # characters stripped, bounded by [memory] recall_*, marked as data, not instructions).
+    share_personal: bool = False
 
     @field_validator("base_url")
     @classmethod

@@ -231,6 +231,11 @@ class LlmRouter:
         """The model's own name, from the GGUF header (general.name); "" when it has none."""
         return str((self._llm.metadata or {}).get("general.name", ""))
 
+    @property
+    def remote(self) -> bool:
+        """Prompts stay in this process (`router.personal.may_share_personal`)."""
+        return False
+
     def warm_up(self) -> float:
         """Evaluate the fixed prefix (and one throwaway turn); seconds taken.
 

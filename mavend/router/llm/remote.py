@@ -104,6 +104,16 @@ class RemoteLlm:
         return self._endpoint
 
     @property
+    def remote(self) -> bool:
+        """Prompts leave this machine (`router.personal.may_share_personal`)."""
+        return True
+
+    @property
+    def share_personal(self) -> bool:
+        """`[llm] share_personal`: may stored data be put in this server's prompts?"""
+        return self._llm.share_personal
+
+    @property
     def model_name(self) -> str:
         """The configured model, else the one the server listed; "" when neither."""
         return self._llm.model or (self.server_models[0] if self.server_models else "")
