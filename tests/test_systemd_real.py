@@ -19,8 +19,11 @@ system unit (root, `--system`) and once for the user unit (a user added in the b
   daemon logs "configuration reloaded", `ReloadResult=success`;
 * `kill -9` of the main process: `Restart=on-failure` brings up a new one (`NRestarts`);
 * `mavend service status` sees it installed, up to date and active;
-* `systemctl stop`: a clean exit (status 0, `Result=success`); `mavend service uninstall`
-  disables and removes it.
+* `systemctl stop`: a clean exit (status 0, `Result=success`); for the user unit, twice
+  while a turn is still to write: a reminder (the test holds the database's write lock),
+  then an allowlisted act that takes 8 s (its run is logged when it ends): the daemon
+  waits for that turn, its row is kept and its reply given, then it exits;
+* `mavend service uninstall` disables and removes it.
 
 The units are the real ones, hardening included: nothing is switched off, and the sandbox
 really is built (no capabilities, seccomp, read-only file system, private /tmp; the daemon
@@ -43,6 +46,7 @@ boot fails the test with the reason.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -73,6 +77,15 @@ DROP_IN = """\
 WatchdogSec=2
 RestartSec=1
 TimeoutStartSec=20
+"""
+
+# The user unit's one act takes 8 s: longer than the 4 s the daemon once waited at SIGTERM.
+SLOW_ACT = """
+[[acts.allow]]
+name = "media_next"
+argv = ["sleep", "8"]
+description = "skip to the next track (a slow one)"
+timeout_s = 15.0
 """
 
 PROPS = ("ActiveState", "SubState", "MainPID", "NRestarts", "Result")
@@ -178,7 +191,7 @@ def exercise(scope: Scope) -> str:
     """Install, start, watchdog, reload, kill -9, hang, status, stop, uninstall; the first
     main PID."""
     box = scope.box
-    scope.write(scope.config, CONFIG)
+    scope.write(scope.config, CONFIG + ("" if scope.system else SLOW_ACT))
     scope.write(f"{scope.unit_dir}/{UNIT}.d/zz-test.conf", DROP_IN)
 
     # install: daemon-reload, enable --now; the start job returns on READY=1.
@@ -186,7 +199,7 @@ def exercise(scope: Scope) -> str:
     done = scope.mavend("install", "--now")
     assert done.returncode == 0, f"{done.stdout}{done.stderr}\n{scope.journal()}"
     assert "enabled and started" in done.stdout, done.stdout
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < 20, scope.journal()
     assert scope.systemctl("is-enabled", UNIT).stdout.strip() == "enabled"
     state = scope.show(
         *PROPS,
@@ -260,8 +273,17 @@ def exercise(scope: Scope) -> str:
     assert "up to date" in status.stdout and "active: active" in status.stdout, status.stdout
     third = scope.show("MainPID")["MainPID"]
 
-    # stop: SIGTERM, STOPPING=1, a clean exit.
-    scope.systemctl("stop", UNIT)
+    if scope.system:
+        # stop: SIGTERM, STOPPING=1, a clean exit.
+        scope.systemctl("stop", UNIT)
+    else:
+        # stop while a turn waits to write: it finishes, its row is kept, then the exit.
+        stop_during_a_write(scope, third, "remind me in 2 hours to water the basil",
+                            "reminders", "text", "water the basil")
+        # ... and while an act runs (8 s): its run is logged when it ends, then the exit.
+        scope.systemctl("start", UNIT)
+        third = scope.until("the start after the stop", running)["MainPID"]
+        stop_during_a_write(scope, third, "skip this song", "act_runs", "name", "media_next")
     state = scope.show(*PROPS, "ExecMainStatus")
     assert state["ActiveState"] == "inactive" and state["SubState"] == "dead", state
     assert state["Result"] == "success" and state["ExecMainStatus"] == "0", state
@@ -272,6 +294,61 @@ def exercise(scope: Scope) -> str:
     assert box.run(["test", "-e", f"{scope.unit_dir}/{UNIT}"], check=False).returncode == 1
     assert scope.systemctl("is-enabled", UNIT, check=False).returncode != 0
     return first
+
+
+# Run in the box as the user: holds the database's write lock (BEGIN IMMEDIATE), says one
+# thing that writes a row, stops the unit while that turn waits for the lock, lets go once
+# systemd is waiting for the daemon, and reports what came of it.
+STOP_DURING_A_WRITE = """\
+import json, sqlite3, subprocess, sys, time
+db, mavend, said, table, column, words = sys.argv[1:7]
+count = f"SELECT count(*) FROM {table} WHERE {column} LIKE ? AND {column} != ''"
+held = sqlite3.connect(db, isolation_level=None, timeout=10)
+held.execute("BEGIN IMMEDIATE")
+before = held.execute(count, (f"%{words}%",)).fetchone()[0]
+say = subprocess.Popen([mavend, "say", "--json", said], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+time.sleep(2.0)  # the turn is in the daemon, its write waiting on the lock
+stop = subprocess.Popen(["systemctl", "--user", "stop", "mavend.service"])
+time.sleep(0.5)
+state = lambda: subprocess.run(
+    ["systemctl", "--user", "show", "-p", "ActiveState", "--value", "mavend.service"],
+    capture_output=True, text=True).stdout.strip()
+waiting = state()  # "deactivating": systemd is waiting for the daemon's exit
+held.execute("COMMIT")
+held.close()
+stop.wait(60)
+out, err = say.communicate(timeout=60)
+after = sqlite3.connect(db).execute(count, (f"%{words}%",)).fetchone()[0]
+print(json.dumps({"before": before, "after": after, "waiting": waiting, "state": state(),
+                  "say": say.returncode, "out": out, "err": err}))
+"""
+
+
+def stop_during_a_write(
+    scope: Scope, pid: str, said: str, table: str, column: str, words: str
+) -> None:
+    """`systemctl stop` while the turn of `said` is still to write its row (`column` of
+    `table` holding `words`): the row is kept, the reply given, the daemon waited for the
+    turn and then exited cleanly."""
+    script = f"{HOME}/stop_during_a_write.py"
+    scope.write(script, STOP_DURING_A_WRITE)
+    db = f"{HOME}/.local/share/mavend/mavend.sqlite3"
+    env = {"DBUS_SESSION_BUS_ADDRESS": f"unix:path={scope.env['XDG_RUNTIME_DIR']}/bus"}
+    done = scope.box.run(
+        [*scope.prefix, sys.executable, script, db, str(MAVEND), said, table, column, words],
+        env={**scope.env, **env}, timeout=120,
+    )
+    assert done.returncode == 0, f"{done.stdout}{done.stderr}\n{scope.journal()}"
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    journal = scope.journal()
+    assert seen["waiting"] == "deactivating", f"{seen}\n{journal}"
+    assert (seen["before"], seen["after"]) == (0, 1), f"{seen}\n{journal}"
+    assert seen["say"] == 0 and seen["state"] == "inactive", f"{seen}\n{journal}"
+    reply = json.loads(seen["out"])["reply"]["text"]
+    assert "shutting down" not in reply.lower(), reply
+    assert scope.lines(f"mavend[{pid}]: mavend.daemon: stopping: waiting up to"), journal
+    assert scope.lines(f"mavend[{pid}]: mavend.daemon: mavend stopped"), journal
 
 
 def test_the_system_unit_under_a_real_systemd(box: SystemdBox) -> None:
