@@ -117,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_service(commands)
 
+    from mavend.home.cli import register as register_home
+
+    register_home(commands)
+
     evaluate = _command(commands, "eval", "measure the router or the time resolver on a dataset")
     eval_commands = evaluate.add_subparsers(dest="eval_command", metavar="WHAT", required=True)
     from mavend.router.eval_time import register as register_eval_time

@@ -47,6 +47,17 @@ def get_state(settings: HomeAssistantSettings, entity_id: str) -> HaResult:
     return _request(settings, "GET", f"/api/states/{quote(entity_id)}", None)
 
 
+def get_states(settings: HomeAssistantSettings) -> HaResult:
+    """`GET /api/states`: every entity's state object (a JSON list)."""
+    return _request(settings, "GET", "/api/states", None)
+
+
+def render_template(settings: HomeAssistantSettings, template: str) -> HaResult:
+    """`POST /api/template`: Home Assistant renders it to text; `body` holds it parsed as
+    JSON (a template that prints JSON), else the answer is BAD_RESPONSE with the text."""
+    return _request(settings, "POST", "/api/template", {"template": template})
+
+
 def changed_state(result: HaResult, entity_id: str) -> dict[str, Any] | None:
     """The entity's new state from a service call's list of changed states, if listed."""
     if isinstance(result.body, list):
