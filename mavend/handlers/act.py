@@ -34,6 +34,7 @@ from mavend.handlers.common import (
 )
 from mavend.handlers.confirm import Confirmations
 from mavend.home.run import HomeActs
+from mavend.router.act_words import thing_named
 from mavend.router.decision import Decision
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,7 @@ class ActHandler:
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
         if act is None:
-            return self.refuse()
+            return self.refuse(thing_named(decision.slots.text or decision.utterance))
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
             return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
@@ -269,7 +270,15 @@ class ActHandler:
         act = self.ctx.settings.acts.get(name)
         return None if act is None else self.request(act, {})
 
-    def refuse(self) -> Reply:
+    def refuse(self, thing: str = "") -> Reply:
+        if thing:  # "turn the pool pump on": say what is missing, not the whole list
+            return Reply(
+                f"I don't have anything called the {thing} that I can control, so I did "
+                "nothing.",
+                Outcome.REFUSED,
+                "not_allowed",
+                {"thing": thing},
+            )
         return Reply(
             f"I can't do that: it isn't on my list of allowed actions. I can {self.allowed()}.",
             Outcome.REFUSED,

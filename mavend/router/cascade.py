@@ -382,6 +382,7 @@ def _named_sources(
 def _hints_from_llm(routed: LlmRouteLike) -> SlotHints:
     return SlotHints(
         fn=routed.fn,
+        fn_from_model=True,
         args=dict(routed.args),
         time_phrase=routed.time_phrase,
         key=routed.key,

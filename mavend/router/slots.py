@@ -22,6 +22,7 @@ from datetime import datetime
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.router.act_words import match_act, names_object
 from mavend.router.decision import Intent, Slots
 from mavend.router.grammar import normalize
 from mavend.router.numbers import TEENS, TENS, UNITS
@@ -67,6 +68,7 @@ class SlotHints:
     """What an earlier stage already found; each value is checked, never trusted."""
 
     fn: str = ""
+    fn_from_model: bool = False  # `fn` is the LLM's pick, not a grammar's or the user's
     args: dict[str, str] = field(default_factory=dict)
     time_phrase: str = ""
     time_from_grammar: bool = False  # time_phrase is a grammar's {when}, not a model's guess
@@ -98,7 +100,6 @@ class SlotExtractor:
         self._acts = acts
         self._resolve = resolve
         self._find = find
-        self._act_choices = {a.name: _act_words(a) for a in acts.allow}
 
     def extract(self, intent: Intent, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         handler = {
@@ -145,7 +146,12 @@ class SlotExtractor:
 
     # act -----------------------------------------------------------------
     def _act(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
-        act = self._acts.get(hints.fn) if hints.fn else self._match_act(text)
+        if hints.fn:
+            act = self._acts.get(hints.fn)
+            if act is not None and hints.fn_from_model and not self._model_may_pick(act, text):
+                act = None  # the model bridged two things: "the front door" is no screen
+        else:
+            act = match_act(normalize(text), self._acts.allow)
         if act is None:
             # Not on the allowlist: the intent stands (the user wants something
             # done) and has_fn stays False; the act handler refuses and lists
@@ -154,13 +160,11 @@ class SlotExtractor:
         args, question = _act_args(act, text, hints.args)
         return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
 
-    def _match_act(self, text: str) -> ActSpec | None:
-        if not self._act_choices:
-            return None
-        best = process.extractOne(
-            normalize(text), self._act_choices, scorer=fuzz.token_set_ratio, score_cutoff=75
-        )
-        return self._acts.get(best[2]) if best else None
+    @staticmethod
+    def _model_may_pick(act: ActSpec, text: str) -> bool:
+        # A program on this box (argv) runs only for words that name what it works on.
+        # Home acts are held by their enum and int slots, checked in _act_args.
+        return act.kind != "argv" or names_object(act, normalize(text))
 
     # system --------------------------------------------------------------
     def _system(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
@@ -174,10 +178,6 @@ class SlotExtractor:
             key, value = extract_fact(text)
         key = _slug(key)
         return SlotResult(Slots(key=key, value=value, has_key=bool(key), text=text))
-
-
-def _act_words(act: ActSpec) -> str:
-    return f"{act.name.replace('_', ' ')} {act.description}".lower()
 
 
 def _match_system(text: str) -> str:
