@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.config import ActSlot, ActSpec, Settings
+from mavend.config import ActSlot, ActSpec, AudioSettings, DeviceSpec, Settings
 from mavend.router.act_words import match_act, names_object, object_words, thing_named
 from mavend.router.decision import Intent
 from tests.scripted import Classified, Route, ScriptedClassifier, ScriptedLlm, make_router
@@ -123,3 +123,29 @@ def test_a_request_for_a_missing_thing_runs_nothing_and_says_what_is_missing(
     assert "front door" in turn.reply.text and "did nothing" in turn.reply.text
     runs = assistant.store.connection().execute("SELECT count(*) FROM act_runs").fetchone()[0]
     assert runs == 0
+
+
+def test_a_program_on_this_box_is_not_run_for_another_room(tmp_path: Path) -> None:
+    """'the living room speaker' is not this box: the volume act is refused there, run here."""
+    settings = kit_settings(
+        tmp_path,
+        audio=AudioSettings(room="study"),
+        devices=(DeviceSpec(name="floor lamp", room="living room",
+                            homeassistant="light.floor_lamp"),),
+    )
+    elsewhere = "set the living room speaker volume to 30 percent"
+    here = "set the study speaker volume to 30 percent"
+    sure = Classified(Intent.ACT, 0.99, {Intent.ACT: 0.99})
+    llm = ScriptedLlm({
+        text: Route(Intent.ACT, 0.99, fn="volume_set", args={"level": "30"})
+        for text in (elsewhere, here)
+    })
+    assistant = make_assistant(settings, llm=llm, classifier=ScriptedClassifier({}, sure))
+    runs = "SELECT count(*) FROM act_runs"
+    turn = assistant.handle_text(elsewhere)
+    assert turn.reply.error_class == "not_here", turn.reply
+    assert "living room" in turn.reply.text and "did nothing" in turn.reply.text
+    assert assistant.store.connection().execute(runs).fetchone()[0] == 0
+    turn = assistant.handle_text(here)
+    assert turn.reply.outcome.value == "done", turn.reply
+    assert assistant.store.connection().execute(runs).fetchone()[0] == 1

@@ -253,7 +253,27 @@ class ActHandler:
             # The router's question already lists what the slot allows.
             return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
         context = context or TurnContext()
+        if act.kind == "argv" and (elsewhere := self._room_elsewhere(decision, context)):
+            # A program runs on this box: "the living room speaker's volume" is not ours.
+            return Reply(
+                f"I can only {describe(act)} here, not in the {elsewhere}, so I did nothing.",
+                Outcome.REFUSED,
+                "not_here",
+                {"act": act.name, "room": elsewhere},
+            )
         return self.request(act, decision.slots.args, context.room, session=context.session)
+
+    def _room_elsewhere(self, decision: Decision, context: TurnContext) -> str:
+        """A known room the words name that is not the one the turn was heard in."""
+        settings = self.ctx.settings
+        here = context.room or settings.audio.room
+        rooms = {d.room for d in settings.devices} | {s.room for s in settings.satellites}
+        def spaced(text: str) -> str:
+            return f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
+
+        said = spaced(decision.utterance)
+        named = sorted(r for r in rooms - {"", here} if spaced(r) in said)
+        return named[0] if named else ""
 
     def request(
         self, act: ActSpec, args: Mapping[str, str], here: str = "", *, session: str = ""
