@@ -63,6 +63,7 @@ def passing() -> dict:
         "notifications": {"tags": 2, "shown_twice": 0},
         "reminder_fired_signals": {"ids": 2, "twice": 0},
         "rss_slope_mib_per_h": 0.5, "rss_mib_per_1000_turns": 0.1,
+        "stored_vectors_mib_per_1000_turns": 0.05,
         "fds": {"after_warmup": 20, "end": 21}, "threads": {"after_warmup": 9, "end": 9},
         "error_log_lines": 0, "daemon_exit": 0,
     }  # fmt: skip
@@ -93,4 +94,8 @@ def test_the_checks_catch_what_a_soak_is_for() -> None:
     compressed = {**copy.deepcopy(passing()), "mode": "compressed", "rss_slope_mib_per_h": 99}
     assert checks(compressed, **limits) == []  # compressed hours are not hours
     compressed["rss_mib_per_1000_turns"] = 3.0
-    assert checks(compressed, **limits) == ["RSS grew 3.0 MiB per 1000 turns >= 1"]
+    assert checks(compressed, **limits) == [
+        "RSS grew 2.95 MiB per 1000 turns beyond the stored vectors >= 1"
+    ]
+    compressed["stored_vectors_mib_per_1000_turns"] = 2.5  # what recall holds by design
+    assert checks(compressed, **limits) == []
