@@ -45,7 +45,7 @@ from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
 from mavend.daemon_lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
-from mavend.errors import MavendError
+from mavend.errors import ConfigError, MavendError
 from mavend.handlers.common import REPLY_TIMEOUT_S, Outcome, Reply, TurnContext
 from mavend.memory import RouteView
 from mavend.notify import Notification, Notifier, NotifyUnavailable
@@ -635,6 +635,8 @@ class Daemon:
             return
         try:
             warm_up()
+        except ConfigError:
+            raise  # a prompt too long for [router] llm_context: said at start, not dropped
         except Exception as exc:  # a broken model: turns fall back (classifier, grammar)
             log.error("router models: %s: %s", type(exc).__name__, exc)
 

@@ -8,6 +8,7 @@ the real pulled Qwen and checks routing quality and latency.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from mavend.config import ActSlot, ActSpec, ActsSettings, RouterSettings
+from mavend.errors import ConfigError
 from mavend.router import prompt
 from mavend.router.decision import Intent
 from mavend.router.llm import (
@@ -28,6 +30,7 @@ from mavend.router.llm import (
     LlmRoute,
     LlmRouter,
     LlmTimeout,
+    PromptTooLong,
     build_gbnf,
     clean_text,
     parse_answer,
@@ -456,6 +459,43 @@ def test_a_missing_model_file_is_an_llm_error(tmp_path: Path) -> None:
 def test_a_context_too_small_for_the_prompt_is_an_llm_error(tiny_gguf: Path) -> None:
     with pytest.raises(LlmError, match="too small"):
         LlmRouter(tiny_gguf, RouterSettings(llm_context=2048), ActsSettings())
+
+
+def test_a_prompt_too_long_names_the_setting_and_the_size_that_fits(tiny_gguf: Path) -> None:
+    """Issue 23: five lamps made the prompt outgrow 2,048 tokens and the stage was dropped
+    with one log line. Now it is a configuration error (exit 3) that says what to set."""
+    with pytest.raises(PromptTooLong) as caught:
+        LlmRouter(tiny_gguf, RouterSettings(llm_context=2048), ActsSettings())
+    assert isinstance(caught.value, ConfigError) and caught.value.exit_code == 3
+    message = str(caught.value)
+    assert message.startswith("[router] llm_context = 2048 is too small"), message
+    needed = int(re.search(r"needs at least (\d+)", message)[1])
+    suggested = int(re.search(r"Set \[router\] llm_context = (\d+)", message)[1])
+    assert needed > 2048 and suggested >= needed and suggested & (suggested - 1) == 0
+    fits = LlmRouter(tiny_gguf, RouterSettings(llm_context=suggested), ActsSettings())
+    fits.close()
+
+
+class _TooLong:
+    """A router whose model does not fit its context: what warm-up meets at start."""
+
+    closed = False
+
+    def warm_up(self) -> None:
+        raise PromptTooLong("[router] llm_context = 2048 is too small for this configuration")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_the_daemon_does_not_start_without_its_llm_stage(tmp_path: Path) -> None:
+    from mavend.daemon import Daemon, DaemonOptions
+    from tests.state_kit import kit_settings
+
+    options = DaemonOptions(stdin_turns=False, notify_replies=False, dbus_api=False)
+    daemon = Daemon(kit_settings(tmp_path), router=_TooLong(), options=options)
+    with pytest.raises(ConfigError, match=r"\[router\] llm_context"):
+        asyncio.run(daemon.run())
 
 
 # --------------------------------------------------------------------------- real Qwen

@@ -30,6 +30,7 @@ from mavend.router.llm.common import (
     LlmReply,
     LlmRoute,
     LlmTimeout,
+    PromptTooLong,
     clean_text,
 )
 from mavend.router.llm.gbnf import (
@@ -66,6 +67,7 @@ __all__ = [
     "LlmTimeout",
     "ParsedAnswer",
     "Phase",
+    "PromptTooLong",
     "act_choice_root",
     "build_gbnf",
     "clean_text",

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from mavend.errors import ConfigError
 from mavend.router.decision import Intent
 
 # Bounds on what reaches the prompt. A spoken turn is at most ~12 s
@@ -32,6 +33,11 @@ CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 class LlmError(Exception):
     """The LLM stage could not decide; the cascade falls through to the classifier."""
+
+
+class PromptTooLong(LlmError, ConfigError):
+    """The fixed prompt (the acts and devices of this config) leaves no room in the model's
+    context: a start-up error naming the setting, never a silently dropped stage."""
 
 
 class LlmTimeout(LlmError):

@@ -66,6 +66,7 @@ from mavend.router.llm.common import (
     LlmReply,
     LlmRoute,
     LlmTimeout,
+    PromptTooLong,
     clean_text,
 )
 from mavend.router.llm.gbnf import (
@@ -101,6 +102,14 @@ log = logging.getLogger(__name__)
 EVAL_CHUNK = 64
 # A decode step is ~45 ms on two cores; never assume more than this ahead.
 MAX_STEP_LOOKAHEAD_S = 0.2
+
+# Tokens left for the utterance and the recall block, at the least: below this the stage
+# could route nothing but the shortest commands.
+MIN_USER_TOKENS = 32
+
+
+def _next_power_of_two(n: int) -> int:
+    return 1 << max(n - 1, 1).bit_length()
 
 
 @dataclass
@@ -195,10 +204,14 @@ class LlmRouter:
             self._llm.n_ctx() - len(self._prefix) - len(self._suffix) - fixed
             - self._settings.llm_max_tokens - 4
         )
-        if self._user_budget < 32:
-            raise LlmError(
-                f"router.llm_context={self._llm.n_ctx()} is too small: the fixed prompt takes "
-                f"{len(self._prefix)} tokens and the answer up to {self._settings.llm_max_tokens}"
+        if self._user_budget < MIN_USER_TOKENS:
+            needed = self._llm.n_ctx() - self._user_budget + MIN_USER_TOKENS
+            raise PromptTooLong(
+                f"[router] llm_context = {self._llm.n_ctx()} is too small for this "
+                f"configuration: the router's fixed prompt ({len(acts.allow)} acts, devices "
+                f"included) takes {len(self._prefix)} tokens and the answer up to "
+                f"{self._settings.llm_max_tokens}; it needs at least {needed}. Set [router] "
+                f"llm_context = {_next_power_of_two(needed)}, or [router] llm_enabled = false"
             )
 
     def _tok(self, text: str, *, special: bool) -> list[int]:
