@@ -36,6 +36,7 @@ from mavend.handlers.confirm import Confirmations
 from mavend.home.run import HomeActs
 from mavend.router.act_words import thing_named
 from mavend.router.decision import Decision
+from mavend.router.grammar import normalize
 
 log = logging.getLogger(__name__)
 
@@ -268,11 +269,8 @@ class ActHandler:
         settings = self.ctx.settings
         here = context.room or settings.audio.room
         rooms = {d.room for d in settings.devices} | {s.room for s in settings.satellites}
-        def spaced(text: str) -> str:
-            return f" {' '.join(re.findall(r'[a-z0-9]+', text.lower()))} "
-
-        said = spaced(decision.utterance)
-        named = sorted(r for r in rooms - {"", here} if spaced(r) in said)
+        said = f" {normalize(decision.utterance)} "
+        named = sorted(r for r in rooms - {"", here} if f" {normalize(r)} " in said)
         return named[0] if named else ""
 
     def request(

@@ -9,8 +9,9 @@ volume, the screen, pipewire, the kitchen lamp), and a request must name one of 
 a word of the same kind below, before any score counts. A model's pick of an act (the LLM's `fn`)
 is held to the same rule; a grammar's match is exact and needs no such check.
 
-    names_object(act, text) -> bool
-    match_act(text, acts)   -> the best act that the words name, or None
+    ActVocabulary(acts)     -> .match(text): the best act the words name, or None;
+                               .names_object(act, text) -> bool (worked out once per list)
+    names_object, match_act -> the same for one call
 """
 
 from __future__ import annotations
@@ -93,28 +94,41 @@ def names_object(act: ActSpec, text: str) -> bool:
     return bool(object_words(act) & words(text))
 
 
+class ActVocabulary:
+    """Each act's objects and the text it is scored against, worked out once for an
+    allowlist (the slot extractor keeps one), so a turn only reads its own words."""
+
+    def __init__(self, acts: Sequence[ActSpec]):
+        self._acts = {a.name: a for a in acts}
+        self._objects = {a.name: object_words(a) for a in acts}
+        self._texts = {a.name: _act_text(a, self._objects[a.name]) for a in acts}
+
+    def names_object(self, act: ActSpec, text: str) -> bool:
+        objects = self._objects.get(act.name)
+        return bool((object_words(act) if objects is None else objects) & words(text))
+
+    def match(self, text: str, cutoff: float = 60) -> ActSpec | None:
+        """The act whose words score best against `text` among those it names an object
+        of. The cutoff (60) is lower than the old whole-sentence one (75) because the
+        object must now be shared first; it was chosen on this project's own probes."""
+        said = words(text)
+        named = {n: self._texts[n] for n, objects in self._objects.items() if objects & said}
+        if not named:
+            return None
+        best = process.extractOne(
+            text.lower(), named, scorer=fuzz.token_set_ratio, score_cutoff=cutoff
+        )
+        return None if best is None else self._acts[best[2]]
+
+
 def match_act(text: str, acts: Sequence[ActSpec], cutoff: float = 60) -> ActSpec | None:
-    """The act whose words score best against `text` among those it names an object of.
-
-    The cutoff (60) is lower than the old whole-sentence one (75) because the object
-    must now be shared first; it was chosen on this project's own probe phrases."""
-    named = {a.name: _act_text(a) for a in acts if names_object(a, text)}
-    if not named:
-        return None
-    best = process.extractOne(
-        text.lower(), named, scorer=fuzz.token_set_ratio, score_cutoff=cutoff
-    )
-    if best is None:
-        return None
-    return next(a for a in acts if a.name == best[2])
+    return ActVocabulary(acts).match(text, cutoff)
 
 
-def _act_text(act: ActSpec) -> str:
+def _act_text(act: ActSpec, objects: frozenset[str]) -> str:
     # With its objects' kin: "lock my computer" is scored against "... screen computer".
     own = f"{act.name.replace('_', ' ')} {act.description}".lower()
-    return f"{own} {' '.join(sorted(object_words(act) - words(own)))}"
-
-
+    return f"{own} {' '.join(sorted(objects - words(own)))}"
 
 _THING = re.compile(
     r"^(?:(?:please|hey|ok|okay|um|uh|so)\s+)*(?:(?:can|could|would|will)\s+you\s+)?"

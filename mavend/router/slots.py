@@ -22,7 +22,7 @@ from datetime import datetime
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
-from mavend.router.act_words import match_act, names_object
+from mavend.router.act_words import ActVocabulary
 from mavend.router.decision import Intent, Slots
 from mavend.router.grammar import normalize
 from mavend.router.numbers import TEENS, TENS, UNITS
@@ -100,6 +100,7 @@ class SlotExtractor:
         self._acts = acts
         self._resolve = resolve
         self._find = find
+        self._vocabulary = ActVocabulary(acts.allow)
 
     def extract(self, intent: Intent, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         handler = {
@@ -151,7 +152,7 @@ class SlotExtractor:
             if act is not None and hints.fn_from_model and not self._model_may_pick(act, text):
                 act = None  # the model bridged two things: "the front door" is no screen
         else:
-            act = match_act(normalize(text), self._acts.allow)
+            act = self._vocabulary.match(normalize(text))
         if act is None:
             # Not on the allowlist: the intent stands (the user wants something
             # done) and has_fn stays False; the act handler refuses and lists
@@ -160,11 +161,10 @@ class SlotExtractor:
         args, question = _act_args(act, text, hints.args)
         return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
 
-    @staticmethod
-    def _model_may_pick(act: ActSpec, text: str) -> bool:
+    def _model_may_pick(self, act: ActSpec, text: str) -> bool:
         # A program on this box (argv) runs only for words that name what it works on.
         # Home acts are held by their enum and int slots, checked in _act_args.
-        return act.kind != "argv" or names_object(act, normalize(text))
+        return act.kind != "argv" or self._vocabulary.names_object(act, normalize(text))
 
     # system --------------------------------------------------------------
     def _system(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
