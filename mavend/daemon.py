@@ -36,7 +36,9 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,6 +58,7 @@ from mavend.sdnotify import SystemdNotifier
 from mavend.store import Store
 from mavend.supervisor import Supervisor
 from mavend.voice import PrefetchingRouter, VoiceService
+from mavend.workers import started_pool
 from mavend.wyoming.remote import RemoteVoices
 
 log = logging.getLogger(__name__)
@@ -70,6 +73,9 @@ STOP_WAIT_MAX_S = 24.0
 # once an hour past their expiry (a late "yes" is still told that its question expired).
 SESSION_PRUNE_EVERY_S = 300.0
 SESSION_EXPIRED_KEEP_S = 3600.0
+# The loop's worker threads (asyncio.to_thread): deliveries, the D-Bus API, reloads and
+# speech for satellites overlap at most this much; more waits its turn for a thread.
+IO_WORKERS = 4
 
 SHUTTING_DOWN = "mavend is shutting down: nothing was done or saved; ask again once it is back"
 SHUTTING_DOWN_REPLY = "I'm shutting down, so I can't do that now. Nothing was saved."
@@ -169,6 +175,10 @@ class Daemon:
         # first served): rooms take turns at the one local LLM, and a waiting turn holds
         # no worker thread.
         self._turn_queue = asyncio.Lock()
+        # Started with the store (mavend/workers.py): every worker thread and its
+        # database connection exists from the start, none is added under load.
+        self._workers: ThreadPoolExecutor | None = None
+        self._turn_worker: ThreadPoolExecutor | None = None
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
@@ -241,8 +251,9 @@ class Daemon:
         except BaseException:
             self.store.close()
             raise
-        await asyncio.to_thread(self._prune_sessions)
         loop = asyncio.get_running_loop()
+        self._start_workers(loop, self.store)
+        await asyncio.to_thread(self._prune_sessions)
         self.notifier = Notifier(settings.notifications)
         self.scheduler = ReminderScheduler(
             self.store,
@@ -312,6 +323,7 @@ class Daemon:
             self.speaker.close()
         if self.router is not None:
             self.router.close()
+        self._stop_workers()
         if self.store is not None:
             self.store.close()
         self._lock.release()
@@ -454,8 +466,9 @@ class Daemon:
                     raise ShuttingDown(SHUTTING_DOWN)
                 # Taken now, not on arrival: a reload meanwhile has closed the old one.
                 assistant = self.assistant
-                turn = await asyncio.to_thread(
-                    assistant.handle_text, text, session=session, context=context
+                turn = await asyncio.get_running_loop().run_in_executor(
+                    self._turn_worker,
+                    partial(assistant.handle_text, text, session=session, context=context),
                 )
         finally:
             self._turns_in_flight -= 1
@@ -594,6 +607,25 @@ class Daemon:
         for problem in problems:
             log.error("routing without a model: %s. Grammar commands still work.", problem)
         return router
+
+    def _start_workers(self, loop: asyncio.AbstractEventLoop, store: Store) -> None:
+        """The loop's worker pool (every `asyncio.to_thread`: deliveries, the D-Bus API,
+        reloads, speech for satellites) and the turns' own thread, all started now.
+        Turns run one at a time (the turn queue) on one thread: one connection keeps the
+        pages every turn reads, instead of each pool thread caching its own copy."""
+        self._workers = started_pool(IO_WORKERS, "mavend-io", initializer=store.connection)
+        loop.set_default_executor(self._workers)
+        self._turn_worker = started_pool(1, "mavend-turn", initializer=store.connection)
+
+    def _stop_workers(self) -> None:
+        # The loop may outlive the daemon (tests, an embedding program): it gets a
+        # fresh default pool, and ours ends once its last job (if any) returns.
+        for pool in (self._turn_worker, self._workers):
+            if pool is not None:
+                pool.shutdown(wait=False)
+        if self._workers is not None:
+            asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor())
+        self._workers = self._turn_worker = None
 
     def _make_assistant(self, settings: Settings, router: Any) -> Assistant:
         assert self.store is not None and self.scheduler is not None

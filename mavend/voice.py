@@ -37,11 +37,12 @@ import re
 import threading
 import time
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 from mavend.config import Settings
 from mavend.errors import DeviceError, MavendError
+from mavend.workers import started_pool
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ class PrefetchingRouter:
         # The LLM context (memory's recall block) the turn will route `text` with.
         self.context_for = context_for
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mavend-prefetch")
+        self._pool = started_pool(1, "mavend-prefetch")
         self._early: tuple[str, str, Future] | None = None
 
     def __getattr__(self, name: str) -> Any:

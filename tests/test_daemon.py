@@ -166,3 +166,42 @@ def test_a_running_daemon_takes_turns_fires_what_say_sets_and_stops_on_sigterm(
 
     (note,) = reminder_notes(notification_server)
     assert (note.summary, note.body) == ("Reminder", "drink water")
+
+
+def _threads_and_fds(pid: int) -> tuple[int, int]:
+    return len(os.listdir(f"/proc/{pid}/task")), len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_overlapping_calls_add_no_thread_or_open_file_to_a_running_daemon(
+    tmp_path: Path, config: Path, notification_server
+) -> None:
+    """The daemon's worker threads and their database connections all exist once it is
+    running (mavend/workers.py): thirty D-Bus calls at once, and turns among them, wait
+    for a thread instead of adding one (each added thread kept a connection, its page
+    cache and a malloc arena for the rest of the daemon's life: issue 22's soak)."""
+    import asyncio
+
+    from mavend.dbus_client import DaemonClient
+
+    async def burst() -> list[object]:
+        async with DaemonClient() as client:
+            calls = [client.list_reminders() for _ in range(24)]
+            calls += [client.route("what is 2 plus 2") for _ in range(4)]
+            calls += [client.say("what is 17 plus 25"), client.say("set a timer for an hour")]
+            return await asyncio.gather(*calls)
+
+    with daemon(tmp_path, "workers") as main:
+        main.wait_ready()
+        pid = main.proc.pid
+        before = _threads_and_fds(pid)
+        for _ in range(3):
+            answers = asyncio.run(burst())
+        assert answers[-2] == "17 plus 25 is 42."
+        assert str(answers[-1]).startswith("Timer set for 1 hour")
+        assert all(isinstance(listed, list) for listed in answers[:24])
+        # Settled, not at once: a reply's file or a checkpoint may be open a moment.
+        deadline = time.monotonic() + 5
+        while _threads_and_fds(pid) != before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _threads_and_fds(pid) == before, main.output()
+        assert main.stop(signal.SIGTERM) == 0, main.output()

@@ -16,6 +16,7 @@ from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
 from mavend.scheduler.book import JOB_PREFIX, Clock, Firing, Reminder, ReminderBook
 from mavend.store import Store, parse_iso
+from mavend.workers import started_pool
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,6 @@ class ReminderScheduler:
 
     def start(self) -> None:
         from apscheduler.events import EVENT_JOB_ERROR, EVENT_JOB_MISSED
-        from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.jobstores.memory import MemoryJobStore
         from apscheduler.schedulers.background import BackgroundScheduler
 
@@ -77,7 +77,7 @@ class ReminderScheduler:
             raise RuntimeError("a reminder scheduler is already running in this process")
         self._scheduler = BackgroundScheduler(
             jobstores={"default": MemoryJobStore()},
-            executors={"default": ThreadPoolExecutor(2)},
+            executors={"default": _firing_pool(self.store)},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": self.grace_s},
             timezone=self.tz,
         )
@@ -249,3 +249,15 @@ class ReminderScheduler:
                 failing = True
         if conn is not None:
             conn.close()
+
+
+def _firing_pool(store: Store) -> Any:
+    """APScheduler's thread pool for the firings, its two threads (and their database
+    connections) started now rather than when two reminders first fire together."""
+    from apscheduler.executors.pool import BasePoolExecutor
+
+    class StartedPool(BasePoolExecutor):
+        def __init__(self) -> None:
+            super().__init__(started_pool(2, "mavend-fire", initializer=store.connection))
+
+    return StartedPool()
