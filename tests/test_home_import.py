@@ -73,7 +73,7 @@ def home_of(entities: list[dict[str, Any]], areas: dict[str, str]) -> dict[str, 
 
 
 @pytest.mark.parametrize("home", ["flat_small", "house_mid", "villa_big"])
-def test_a_home_imports_its_lights_and_switches_as_a_valid_table(
+def test_a_home_imports_its_devices_as_a_valid_table(
     home: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fixture = json.loads((HOMES / f"{home}.json").read_text())
@@ -84,14 +84,11 @@ def test_a_home_imports_its_lights_and_switches_as_a_valid_table(
         assert standin.calls == [] and json.dumps(standin.states, sort_keys=True) == before
     assert code == 0, err
     devices = devices_of(out)
-    wanted = {
-        e["entity_id"]
-        for e in fixture["entities"]
-        if e["entity_id"].split(".")[0] in ("light", "switch")
-    }
+    # Every class but to-do lists (their sensors are humidity, their binary sensors windows).
+    wanted = {e["entity_id"] for e in fixture["entities"] if not e["entity_id"].startswith("todo.")}
     assert set(devices) == wanted
     skipped = len(fixture["entities"]) - len(wanted)
-    assert f"{skipped} entities of types mavend cannot control yet: " in err
+    assert f"mavend cannot control yet: {skipped} todo." in err
     assert "Exposure to Assist is not visible through the REST API" in err
     # The printed table is a valid mavend config once it sits beside [homeassistant].
     settings = parse_settings(config.read_text() + out)
@@ -121,10 +118,19 @@ def test_flat_small_table_and_summary(tmp_path: Path, capsys: pytest.CaptureFixt
     assert devices["light.kitchen_led_strip"]["dimmable"] is False  # ["onoff"]
     assert devices["light.living_room_lamp"]["dimmable"] is True  # color_temp, rgb
     assert devices["switch.kitchen_heater_plug"]["type"] == "plug"  # device_class outlet
+    assert devices["light.living_room_lamp"]["colour"] is True  # rgb
+    assert "colour" not in devices["light.living_room_ceiling_light"]
+    # What each can do, from supported_features: a garage door has no position (11).
+    assert devices["cover.living_room_blinds"]["device_class"] == "blind"
+    blinds = ["open", "close", "set", "stop", "state"]
+    assert devices["cover.living_room_blinds"]["supports"] == blinds
+    assert devices["fan.bedroom_fan"]["supports"] == ["on", "off", "set", "oscillate", "state"]
+    vacuum = ["start", "stop", "pause", "dock", "state"]
+    assert devices["vacuum.hallway_robot_vacuum"]["supports"] == vacuum
+    assert devices["sensor.living_room_humidity"]["device_class"] == "humidity"
     assert err.splitlines()[:2] == [
-        "6 devices from 19 Home Assistant entities.",
-        "13 entities of types mavend cannot control yet: 2 cover, 1 binary_sensor, 1 climate, "
-        "1 fan, 1 lock, 1 media_player, 1 scene, 1 script, 1 sensor, 1 todo, 1 vacuum, 1 valve.",
+        "18 devices from 19 Home Assistant entities.",
+        "1 entity of a type mavend cannot control yet: 1 todo.",
     ]
 
 
@@ -138,7 +144,7 @@ def test_output_writes_a_new_file_that_loads_and_never_the_config(
         assert (code, out) == (0, "") and "Nothing was written" in err
         written = tmp_path / "devices.toml"
         code, out, err = run_import(capsys, config, "--output", str(written))
-        assert code == 0 and f"Wrote 18 devices to {written}" in err
+        assert code == 0 and f"Wrote 51 devices to {written}" in err
         again = run_import(capsys, config, "--output", str(written))
         assert again[0] == 2 and "exists" in again[2]
         assert run_import(capsys, config, "--output", str(written), "--force")[0] == 0
@@ -146,8 +152,8 @@ def test_output_writes_a_new_file_that_loads_and_never_the_config(
     merged = tmp_path / "merged.toml"
     merged.write_text(original + written.read_text())
     settings = load_settings(merged)
-    assert len(settings.devices) == 18
-    assert settings.devices[0].homeassistant.startswith("light.")
+    assert len(settings.devices) == 51
+    assert settings.devices[0].homeassistant.startswith("binary_sensor.")
 
 
 def test_shared_and_unsayable_names_are_made_unique(
@@ -168,6 +174,9 @@ def test_shared_and_unsayable_names_are_made_unique(
             entity("cover.a", "Blind", "study"),
             entity("lock.b", "Door", None),
             entity("lock.c", "Back door", None),
+            entity("camera.d", "Porch cam", None),
+            entity("camera.e", "Yard cam", None),
+            entity("todo.f", "Chores", None),
         ],
         areas,
     )
@@ -187,16 +196,19 @@ def test_shared_and_unsayable_names_are_made_unique(
         "switch.wifi_plug": "wi fi plug",
         "switch.x": "a" * 30,
         "light.unnamed": "unnamed",
+        "cover.a": "blind",
+        "lock.b": "door",
+        "lock.c": "back door",
     }
     assert devices["light.lamp_1"]["aliases"] == ["lamp"]
     assert "wifi plug" in devices["switch.wifi_plug"]["aliases"]
     assert devices["switch.wifi_plug"]["type"] == "plug"
     assert devices["light.decke"]["room"] == "kuche" and devices["light.decke"]["dimmable"] is True
     assert "room" not in devices["light.ceiling_lamp"]
-    assert "3 entities of types mavend cannot control yet: 2 lock, 1 cover." in err
+    assert "3 entities of types mavend cannot control yet: 2 camera, 1 todo." in err
     assert "4 names were shared or clashed with a room and were made unique" in err
     settings = parse_settings(config.read_text() + out)
-    assert len({d.name for d in settings.devices}) == len(devices) == 9
+    assert len({d.name for d in settings.devices}) == len(devices) == 12
 
 
 def test_exposed_only_keeps_what_the_exported_list_exposes(
@@ -223,7 +235,8 @@ def test_exposed_only_keeps_what_the_exported_list_exposes(
         )
         assert code == 0 and hidden.startswith("light.") and hidden not in devices_of(out)
         assert (
-            len(devices_of(out)) == 5 and "1 entities not exposed to Assist were left out." in err
+            # The light hidden here, and the fixture's scene and script (never exposed).
+            len(devices_of(out)) == 15 and "3 entities not exposed to Assist were left out." in err
         )
         (tmp_path / "bad.json").write_text("[1, 2]")
         code, out, err = run_import(
@@ -338,15 +351,15 @@ def test_five_thousand_entities_import_fast_and_sane(
     assert code == 0, err
     assert seconds < 20, f"{seconds:.1f} s for 5,000 entities"
     devices = devices_of(out)
-    assert len(devices) == 5000 * 3 // 8
+    assert len(devices) == 5000 * 6 // 8  # sensors with no device_class are left out
     assert len({d["name"] for d in devices.values()}) == len(devices)
     assert all(len(d["name"]) <= 48 and d["room"].startswith("room ") for d in devices.values())
     lines = err.splitlines()
-    assert lines[0] == "1875 devices from 5000 Home Assistant entities."
+    assert lines[0] == "3750 devices from 5000 Home Assistant entities."
     assert lines[1] == (
-        "3125 entities of types mavend cannot control yet: 625 binary_sensor, 625 cover, "
-        "625 fan, 625 lock, 625 sensor."
+        "1250 entities of types mavend cannot control yet: 625 binary_sensor (no device "
+        "class), 625 sensor (no device class)."
     )
     assert len(err) < 2000  # a summary, not a listing
     settings = parse_settings(config.read_text() + out)
-    assert len(settings.devices) == 1875
+    assert len(settings.devices) == 3750

@@ -14,7 +14,12 @@ from mavend.config.base import (
     SpokenName,
     _settings,
 )
-from mavend.home import templates
+from mavend.home import classes, templates
+
+DeviceType = Literal[
+    "light", "plug", "switch", "cover", "valve", "lock", "fan", "climate", "media_player",
+    "vacuum", "sensor", "binary_sensor", "scene", "script",
+]  # fmt: skip  (mavend/home/classes.py CLASSES: one entry each)
 
 
 @_settings
@@ -43,16 +48,25 @@ class HomeAssistantSettings:
 
 @_settings
 class DeviceSpec:
-    """A light or a plug, reached over MQTT (Zigbee2MQTT) or through Home Assistant.
+    """A device of the home, reached over MQTT (Zigbee2MQTT) or through Home Assistant.
 
-    The devices table generates the device acts, their `device` and `room` enums and
-    the grammar's {device} and {room} lists (mavend/home/devices.py)."""
+    `type` is one of mavend/home/classes.py's classes (Home Assistant's domains, with
+    plug for a switch that is a socket). The devices table generates the device acts,
+    their `device` and `room` enums and the grammar's {device} and {room} lists
+    (mavend/home/devices.py)."""
 
     name: SpokenName  # what you call it: "kitchen ceiling"
     aliases: tuple[SpokenName, ...] = ()  # other names: "lamp" (a room tells lamps apart)
     room: SpokenName | Literal[""] = ""
-    type: Literal["light", "plug", "switch"] = "light"
+    type: DeviceType = "light"
     dimmable: bool = False
+    colour: bool = False  # a light that takes a colour (and warm/cool white)
+    # Home Assistant's device_class where it changes the words: a cover "garage", "blind",
+    # "curtain"; a binary_sensor "door", "window"; a sensor "temperature", "humidity".
+    device_class: str = Field(default="", pattern=r"^[a-z_]*$")
+    # What it can do, when less than its type's usual (mavend home import fills it from
+    # supported_features): ["open", "close", "stop"] for a garage door with no position.
+    supports: tuple[str, ...] = ()
     mqtt: str = ""  # Zigbee2MQTT's topic for it: "zigbee2mqtt/kitchen_ceiling"
     homeassistant: str = ""  # or its entity id: "light.kitchen_ceiling"
 
@@ -66,6 +80,16 @@ class DeviceSpec:
             templates.check_topic_template(self.mqtt)
         if self.homeassistant and not templates.ENTITY_ID.fullmatch(self.homeassistant):
             raise ValueError("`homeassistant` must be an entity id like light.kitchen")
-        if self.dimmable and self.type != "light":
-            raise ValueError("only a light can be dimmable")
+        if (self.dimmable or self.colour) and self.type != "light":
+            raise ValueError("only a light can be dimmable or take a colour")
+        cls = classes.CLASSES[self.type]
+        if self.mqtt and not cls.mqtt:
+            raise ValueError(
+                f"a {self.type} is reached through Home Assistant (`homeassistant`); "
+                "over MQTT only lights, plugs and switches"
+            )
+        if unknown := [op for op in self.supports if op not in cls.ops]:
+            raise ValueError(
+                f"a {self.type} cannot {unknown[0]!r}; `supports` takes {sorted(cls.ops)}"
+            )
         return self

@@ -17,9 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec, ActsSettings, DeviceSpec
+from mavend.home import classes
 
-# Generated act -> what it does. The handler reads the operation from this table,
-# so a device act can only ever switch, dim or read a device of the table.
+# Generated act -> (operation, the value it always sends, its value slot). The handler
+# reads the operation from this table, so a device act can only ever do one of its
+# device's class operations (mavend/home/classes.py) to a device of the table.
 OPERATIONS = {
     "device_on": "on",
     "device_off": "off",
@@ -27,35 +29,174 @@ OPERATIONS = {
     "light_set": "set",
     "lights_on": "on",
     "lights_off": "off",
+    "device_set": "set",
+    "device_open": "open",
+    "device_close": "close",
+    "device_stop": "stop",
+    "device_lock": "lock",
+    "device_unlock": "unlock",
+    "device_oscillate": "oscillate",
+    "device_oscillate_off": "oscillate",
+    "device_temperature": "temperature",
+    "device_mode": "mode",
+    "device_colour": "colour",
+    "device_play": "play",
+    "device_pause": "pause",
+    "device_next": "next",
+    "device_previous": "previous",
+    "device_mute": "mute",
+    "device_unmute": "mute",
+    "device_start": "start",
+    "device_dock": "dock",
+    "device_activate": "activate",
+    "device_read": "read",
+}
+FIXED_VALUES = {
+    "device_on": "",
+    "device_oscillate": "on",
+    "device_oscillate_off": "off",
+    "device_mute": "on",
+    "device_unmute": "off",
+}
+VALUE_SLOTS = {  # act -> the slot holding its value
+    "light_set": "brightness",
+    "device_set": "percent",
+    "device_temperature": "degrees",
+    "device_mode": "mode",
+    "device_colour": "colour",
+    "device_read": "quantity",
 }
 DESCRIPTIONS = {
-    "device_on": "turn on a light or a plug",
-    "device_off": "turn off a light or a plug",
-    "device_state": "say whether a light or a plug is on",
+    "device_on": "turn on a device: a light, a plug, a fan, the heating, a speaker",
+    "device_off": "turn off a device: a light, a plug, a fan, the heating, a speaker",
+    "device_state": "say what state a device is in: on, open, locked, playing, its reading",
     "light_set": "set a light's brightness in percent",
     "lights_on": "turn on the lights in a room",
     "lights_off": "turn off the lights in a room",
+    "device_set": "set a fan's speed, a blind's position or a speaker's volume in percent",
+    "device_open": "open a blind, curtain, garage door, gate or valve",
+    "device_close": "close a blind, curtain, garage door, gate or valve",
+    "device_stop": "stop a blind or curtain moving, or stop a speaker or a vacuum",
+    "device_lock": "lock a door lock",
+    "device_unlock": "unlock a door lock",
+    "device_oscillate": "make a fan oscillate (swing)",
+    "device_oscillate_off": "stop a fan oscillating",
+    "device_temperature": "set a thermostat's target temperature in degrees",
+    "device_mode": "set a thermostat's mode: heat, cool, auto, off",
+    "device_colour": "set a light's colour",
+    "device_play": "play or resume music on a speaker or TV",
+    "device_pause": "pause a speaker, a TV or a vacuum",
+    "device_next": "skip to the next song on a speaker",
+    "device_previous": "go back to the previous song on a speaker",
+    "device_mute": "mute a speaker or TV",
+    "device_unmute": "unmute a speaker or TV",
+    "device_start": "start a robot vacuum cleaning",
+    "device_dock": "send a robot vacuum back to its dock",
+    "device_activate": "activate a scene or run a script",
+    "device_read": "read a temperature or humidity in a room from its sensor or thermostat",
+}
+DESTRUCTIVE = frozenset({"device_unlock"})
+# Home Assistant's HVAC modes (climate docs), said as people say them.
+HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
+EVERYTHING = "everything"  # "turn off everything in the kitchen"
+
+
+def device_ops(device: DeviceSpec) -> tuple[str, ...]:
+    """The operations this device offers (a light's set and colour by its flags)."""
+    ops = classes.CLASSES[device.type].supported(device.supports)
+    if device.type == "light" and not device.supports:
+        flags = (("set", device.dimmable), ("colour", device.colour))
+        ops = (*ops, *(op for op, on in flags if on))
+    if device.type in ("sensor", "climate"):
+        ops = (*ops, "read")  # a reading asked for by quantity and room (device_read)
+    return ops
+
+
+# What "turn on" means for a device with no on/off, as Home Assistant's own intents
+# read it: a blind opens, a vacuum starts, a scene activates; "set it to 21" on a
+# thermostat is its temperature; "stop the fan" turns it off.
+KINDRED_OPS = {
+    "on": ("open", "start", "activate", "play"),
+    "off": ("close", "dock"),
+    "set": ("temperature",),
+    "start": ("activate", "on", "play"),
+    "stop": ("off", "pause"),
+    "activate": ("on",),
+    "play": ("on",),
 }
 
 
+def effective_op(device: DeviceSpec, op: str) -> str | None:
+    """The operation `op` means for this device, or None when it has nothing like it."""
+    ops = device_ops(device)
+    if op in ops:
+        return op
+    return next((alt for alt in KINDRED_OPS.get(op, ()) if alt in ops), None)
+
+
+def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What this device is called when not by name: (one of them, every one of them).
+
+    Its class's words (by device_class), and its name's last word when that names a kind
+    ("the blinds" for the kitchen blinds, "the lamp" for the desk lamp)."""
+    one, every = classes.CLASSES[device.type].words(device.device_class)
+    head = device.name.rsplit(" ", 1)[-1]
+    # Not when the kind is said in more words: a garage door is never "the door".
+    longer = any(w.endswith(f" {head}") for w in (*one, *every))
+    if head in classes.KIND_WORDS and head not in one and head not in every and not longer:
+        plural = head.endswith("s") and head[:-1] in classes.KIND_WORDS
+        return (one, (*every, head)) if plural else ((*one, head), every)
+    return one, every
+
+
 def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
-    names = sorted({n for d in devices for n in (d.name, *d.aliases)})
+    ops = {op for d in devices for op in device_ops(d)}
+    spoken = {n for d in devices for n in (d.name, *d.aliases)}
+    # Class words ("the blinds", "the thermostat") for every class but lights, which
+    # lights_on/lights_off already say by room.
+    spoken |= {w for d in devices if d.type != "light" for ws in nouns(d) for w in ws}
+    if any(d.type != "scene" and d.type != "script" for d in devices):
+        spoken.add(EVERYTHING)
     rooms = sorted({d.room for d in devices if d.room})
     room = {"room": ActSlot(type="enum", values=tuple(rooms), optional=True)} if rooms else {}
-    device = {"device": ActSlot(type="enum", values=tuple(names))}
-    slots: dict[str, dict[str, ActSlot]] = {
-        "device_on": {**device, **room},
-        "device_off": {**device, **room},
-        "device_state": {**device, **room},
+    device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
+    values = {
+        "brightness": ActSlot(type="int", min=0, max=100),
+        "percent": ActSlot(type="int", min=0, max=100),
+        "degrees": ActSlot(type="int", min=5, max=35),
+        "mode": ActSlot(type="enum", values=HVAC_MODES),
+        "colour": ActSlot(type="enum", values=(*classes.COLOURS, *classes.WHITES)),
+        "quantity": ActSlot(type="enum", values=classes.QUANTITIES),
     }
-    if any(d.dimmable for d in devices):
-        brightness = {"brightness": ActSlot(type="int", min=0, max=100)}
-        slots["light_set"] = {**device, **brightness, **room}
-    if any(d.type == "light" for d in devices):
-        slots["lights_on"] = dict(room)
-        slots["lights_off"] = dict(room)
+    slots: dict[str, dict[str, ActSlot]] = {}
+    for name, op in OPERATIONS.items():
+        if name in ("lights_on", "lights_off"):
+            if any(d.type == "light" for d in devices):
+                slots[name] = dict(room)
+            continue
+        if name == "light_set":
+            if any(d.type == "light" and "set" in device_ops(d) for d in devices):
+                slots[name] = {**device, "brightness": values["brightness"], **room}
+            continue
+        if name == "device_set" and not any(
+            d.type != "light" and "set" in device_ops(d) for d in devices
+        ):
+            continue
+        if op not in ops:
+            continue
+        value = VALUE_SLOTS.get(name)
+        if name == "device_read":
+            slots[name] = {"quantity": values["quantity"], **room}
+            continue
+        slots[name] = {**device, **({value: values[value]} if value else {}), **room}
     return tuple(
-        ActSpec(name=name, kind="device", description=DESCRIPTIONS[name], slots=act_slots)
+        ActSpec(
+            name=name,
+            kind="device",
+            description=DESCRIPTIONS[name],
+            destructive=name in DESTRUCTIVE,
+            slots=act_slots,
+        )
         for name, act_slots in slots.items()
     )
 
@@ -79,6 +220,8 @@ def check_devices(devices: Sequence[DeviceSpec]) -> None:
         raise ValueError(f"{clash} is a device's name and another device's alias")
     if clash := sorted({d.room for d in devices if d.room} & {*names}):
         raise ValueError(f"{clash} is both a room and a device name")
+    if any(EVERYTHING in (d.name, *d.aliases) for d in devices):
+        raise ValueError(f"{EVERYTHING!r} means every device of a room; it cannot name one")
 
 
 @dataclass(frozen=True)
@@ -87,6 +230,7 @@ class Resolution:
     question: str = ""  # set when the words leave it open: ask, never guess
     refusal: str = ""  # set when nothing fits (no lamp in the garage)
     group: str = ""  # "the kitchen lights": how to name a room's lights in the reply
+    skipped: tuple[DeviceSpec, ...] = ()  # meant, but cannot do it (a lamp asked to open)
 
 
 def resolve(
@@ -94,13 +238,42 @@ def resolve(
 ) -> Resolution:
     """The devices a checked request means. `here`: the turn's room, "" if unknown."""
     room = args.get("room", "")
+    op = OPERATIONS[op_act]
     if op_act in ("lights_on", "lights_off"):
         return _room_lights(devices, room or here)
+    if op_act == "device_read":
+        return _readers(devices, args.get("quantity", ""), room or here)
     word = args.get("device", "")
     named = [d for d in devices if d.name == word]
+    if not named and room and (joined := [d for d in devices if d.name == f"{room} {word}"]):
+        named = joined  # "the bedroom fan" heard as the room and the fan
     if named:  # names are unique: "the study lamp" is that one, whatever the room
-        return _only_dimmable(op_act, tuple(named))
+        return _able(op, tuple(named), word)
     found = [d for d in devices if word in d.aliases]
+    if found:
+        return _one_of(found, word, room, here, op)
+    if word == EVERYTHING:
+        return _everything(devices, op, room or here)
+    single = _can_first([d for d in devices if word in nouns(d)[0]], op)
+    plural = _can_first([d for d in devices if word in nouns(d)[1]], op)
+    if plural:
+        return _all_of(plural, word, room, here, op)
+    return _one_of(single, word, room, here, op)
+
+
+def _can_first(found: list[DeviceSpec], op: str) -> list[DeviceSpec]:
+    """Of the devices a kind word fits, the ones that can do it ("lock the door": the locks,
+    not the door sensors), unless none can (then the refusal names one)."""
+    able = [d for d in found if effective_op(d, op)]
+    return able or found
+
+
+def _one_of(
+    found: list[DeviceSpec], word: str, room: str, here: str, op: str
+) -> Resolution:
+    """One device called `word` (an alias, or its kind): the room's, or ask which."""
+    if found and not any(effective_op(d, op) for d in found):
+        return _able(op, (found[0],), word)  # none of them can: say so, don't ask which
     if room:
         found = [d for d in found if d.room == room]
         if not found:
@@ -108,18 +281,102 @@ def resolve(
     elif len(found) > 1:
         local = [d for d in found if here and d.room == here]
         if not local:
-            where = sorted({d.room or d.name for d in found})
-            return Resolution(question=f"Which {word}: the one in the {' or the '.join(where)}?")
+            return Resolution(question=_which(word, found))
         found = local
-    return _only_dimmable(op_act, tuple(found))
+    if len(found) > 1:  # two of that kind in the one room: which?
+        return Resolution(question=f"Which {word}: the {_or(sorted(d.name for d in found))}?")
+    return _able(op, tuple(found), word)
 
 
-def _only_dimmable(op_act: str, found: tuple[DeviceSpec, ...]) -> Resolution:
+def _which(word: str, found: Sequence[DeviceSpec]) -> str:
+    """Ask once, naming the candidates: by room when each room has one, else by name."""
+    rooms = [d.room for d in found]
+    if all(rooms) and len(set(rooms)) == len(rooms):
+        return f"Which {word}: the one in the {_or(sorted(rooms))}?"
+    return f"Which {word}: the {_or(sorted(d.name for d in found))}?"
+
+
+def _all_of(found: list[DeviceSpec], word: str, room: str, here: str, op: str) -> Resolution:
+    """Every device of a kind: the room's, this room's, or the home's."""
+    where = room or (here if any(d.room == here for d in found) else "")
+    if where:
+        found = [d for d in found if d.room == where]
+        if not found:
+            return Resolution(refusal=f"There are no {word} in the {where} that I know of.")
+    # "All 3 blinds in the kitchen are closed.": how many, said.
+    group = f"all {len(found)} {word}" + (f" in the {where}" if where else "")
+    return _able(op, tuple(found), word, group if len(found) > 1 else "")
+
+
+def _everything(devices: Sequence[DeviceSpec], op: str, room: str) -> Resolution:
+    if not room:
+        return Resolution(question="Everything in which room?")
+    here = [d for d in devices if d.room == room and d.type not in ("scene", "script")]
+    able = tuple(d for d in here if effective_op(d, op) == op)  # only what it says: no kin
+    if not able:
+        return Resolution(refusal=f"There's nothing in the {room} I can do that to.")
+    # A few are named ("The den lamp and the den tv are off."), more are counted.
+    group = f"all {len(able)} devices in the {room}" if len(able) > 4 else ""
+    return Resolution(devices=able, group=group)
+
+
+def _readers(devices: Sequence[DeviceSpec], quantity: str, room: str) -> Resolution:
+    """The sensor (or thermostat, for a temperature) that reads `quantity` in `room`."""
+    sensors = [d for d in devices if d.type == "sensor" and d.device_class == quantity]
+    if quantity == "temperature":
+        sensors += [d for d in devices if d.type == "climate"]
+    if room:
+        sensors = [d for d in sensors if d.room == room]
+    if not sensors:
+        place = f" in the {room}" if room else ""
+        return Resolution(refusal=f"I don't have a {quantity} sensor{place}.")
+    if len({d.room for d in sensors}) > 1:
+        rooms = sorted({d.room for d in sensors if d.room})
+        return Resolution(question=f"The {quantity} in which room: the {_or(rooms)}?")
+    return Resolution(devices=(sensors[0],))
+
+
+def _able(op: str, found: tuple[DeviceSpec, ...], word: str, group: str = "") -> Resolution:
     if not found:
-        return Resolution(refusal="I don't know that device.")
-    if op_act == "light_set" and (fixed := [d for d in found if not d.dimmable]):
-        return Resolution(refusal=f"The {fixed[0].name} can't be dimmed.")
-    return Resolution(devices=found)
+        return Resolution(refusal=f"I don't have anything called the {word} that I can control.")
+    able = tuple(d for d in found if effective_op(d, op))
+    if not able:
+        first = found[0]
+        if op == "set" and first.type in ("light", "plug", "switch"):
+            return Resolution(refusal=f"The {first.name} can't be dimmed.")
+        return Resolution(refusal=f"The {first.name} can't {_VERBS.get(op, op)}.")
+    skipped = tuple(d for d in found if d not in able)
+    return Resolution(devices=able, group=group if not skipped else "", skipped=skipped)
+
+
+_VERBS = {
+    "set": "be set to a percentage",
+    "colour": "change colour",
+    "oscillate": "oscillate",
+    "temperature": "be set to a temperature",
+    "mode": "change mode",
+    "mute": "be muted",
+    "activate": "be activated",
+    "dock": "go back to a dock",
+    "state": "say its state",
+    "on": "be turned on",
+    "off": "be turned off",
+    "open": "be opened",
+    "close": "be closed",
+    "stop": "be stopped",
+    "lock": "be locked",
+    "unlock": "be unlocked",
+    "play": "play",
+    "pause": "be paused",
+    "next": "skip a track",
+    "previous": "go back a track",
+    "start": "be started",
+    "read": "be read",
+}
+
+
+def _or(words: Sequence[str]) -> str:
+    return " or the ".join(words)
 
 
 def _room_lights(devices: Sequence[DeviceSpec], room: str) -> Resolution:

@@ -10,8 +10,8 @@ from typing import Any
 
 from mavend.config import DeviceSpec, Settings
 from mavend.handlers.common import Outcome, Reply, human_list
+from mavend.home import classes, mqtt
 from mavend.home import homeassistant as ha
-from mavend.home import mqtt
 
 Sentence = Callable[[str, str, bool, int], str]
 
@@ -25,25 +25,25 @@ class DeviceOutcome:
     detail: str = ""
     published: bool = False  # the command left: the broker or Home Assistant took it
     status: int = 0  # Home Assistant's HTTP status
+    said: str = ""  # the state reached, as said back: "open at 30 percent", "locked"
 
 
 def summary(
     op: str,
-    level: int | None,
+    value: str,
     outcomes: Sequence[DeviceOutcome],
     group: str,
     sentence: Sentence,
 ) -> Reply:
+    """One reply for every device acted on: what each reports, or why it can't."""
     ok = [o for o in outcomes if o.confirmed]
     failed = [o for o in outcomes if not o.confirmed and o.error]
     silent = [o for o in outcomes if not o.confirmed and not o.error]
     parts = []
     if ok:
-        parts.append(_confirmed(op, level, ok, group if len(ok) == len(outcomes) else ""))
+        parts.append(_confirmed(op, value, ok, group if len(ok) == len(outcomes) else ""))
     if silent:
-        verb = "answer" if op == "state" else "confirm"
-        lead = "I asked" if op == "state" else "I sent it"
-        parts.append(f"{lead}, but {subject(silent)} didn't {verb}.")
+        parts.append(_unconfirmed(op, silent))
     if failed:
         first = failed[0]
         parts.append(sentence(first.error, subject(failed), first.published, first.status))
@@ -61,15 +61,49 @@ def subject(outcomes: Sequence[DeviceOutcome]) -> str:
     return human_list([f"the {o.device.name}" for o in outcomes])
 
 
-def _confirmed(op: str, level: int | None, ok: Sequence[DeviceOutcome], group: str) -> str:
+def _unconfirmed(op: str, silent: Sequence[DeviceOutcome]) -> str:
+    if op in ("state", "read"):
+        return f"I asked, but {subject(silent)} didn't answer."
+    said = [o for o in silent if o.said]
+    if said:  # it answered, in another state: a jammed lock, a cover stopped half-way
+        return "I sent it, but " + human_list(
+            [f"the {o.device.name} {_be(o.device)} {o.said}" for o in said]
+        ) + ("." if len(said) == len(silent) else f"; {subject(silent)} didn't confirm.")
+    return f"I sent it, but {subject(silent)} didn't confirm."
+
+
+# The old words for lights and plugs: "The kitchen ceiling is at 40 percent."
+_SIMPLE = frozenset({"light", "plug", "switch"})
+
+
+def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> str:
     if op == "state":
-        return _capital(human_list([f"the {o.device.name} is {_state(o.state)}" for o in ok])) + "."
+        said = [f"the {o.device.name} {_be(o.device)} {o.said or _state(o.state)}" for o in ok]
+        return _capital(human_list(said)) + "."
+    if op == "read":
+        first = ok[0]
+        where = f" in the {first.device.room}" if first.device.room else ""
+        return f"The {value}{where} is {first.said}."
+    if op == "activate":
+        return _capital(human_list([f"the {o.device.name} is on" for o in ok])) + "."
     who = group or subject(ok)
-    verb = "are" if group or len(ok) > 1 else "is"
-    if op == "set" and level:
-        return f"{_capital(who)} {verb} at {level} percent."
-    on = op == "on"
-    return f"{_capital(who)} {verb} {'on' if on else 'off'}."
+    verb = "are" if group or len(ok) > 1 else _be(ok[0].device)
+    simple = all(o.device.type in _SIMPLE for o in ok) and op in ("on", "off", "set")
+    if simple and op == "set" and int(value or 0):
+        return f"{_capital(who)} {verb} at {value} percent."
+    if simple:
+        return f"{_capital(who)} {verb} {'on' if op == 'on' else 'off'}."
+    states = {o.said for o in ok}
+    if len(states) == 1 and (said := states.pop()):
+        return f"{_capital(who)} {verb} {said}."
+    each = [f"the {o.device.name} {_be(o.device)} {o.said or 'done'}" for o in ok]
+    return _capital(human_list(each)) + "."
+
+
+def _be(device: DeviceSpec) -> str:
+    """ "The blinds are", "the lamp is": a name ending in its class's plural word."""
+    plurals = classes.CLASSES[device.type].words(device.device_class)[1]
+    return "are" if device.name.rsplit(" ", 1)[-1] in plurals else "is"
 
 
 def _state(state: dict[str, Any] | None) -> str:

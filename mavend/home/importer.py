@@ -28,8 +28,8 @@ from typing import Any
 
 from mavend.config import DeviceSpec, HomeAssistantSettings
 from mavend.errors import ConfigError, MavendError
+from mavend.home import classes, templates
 from mavend.home import homeassistant as ha
-from mavend.home import templates
 
 # Home Assistant domain -> `[[devices]] type`. Every other domain is counted as "cannot
 # control yet". A switch whose device_class is "outlet" is a plug (PLUG_CLASSES).
@@ -37,8 +37,26 @@ DOMAIN_TYPES: dict[str, str] = {
     "light": "light",
     "switch": "switch",
     "input_boolean": "switch",
+    "cover": "cover",
+    "valve": "valve",
+    "lock": "lock",
+    "fan": "fan",
+    "climate": "climate",
+    "media_player": "media_player",
+    "vacuum": "vacuum",
+    "sensor": "sensor",
+    "binary_sensor": "binary_sensor",
+    "scene": "scene",
+    "script": "script",
 }
 PLUG_CLASSES = frozenset({"outlet"})
+# Sensors are many (batteries, signal strengths, energy); the ones people ask about by
+# room are imported, the rest counted. binary_sensor: the kinds the classes table says.
+SENSOR_CLASSES = frozenset(classes.QUANTITIES)
+BINARY_CLASSES = frozenset(classes.BINARY_SENSOR.kinds)
+# Types whose supported_features decide what a device can do (classes.supported_ops).
+FEATURED = frozenset({"cover", "valve", "lock", "fan", "climate", "media_player", "vacuum"})
+COLOUR_MODES = frozenset({"hs", "xy", "rgb", "rgbw", "rgbww"})
 # supported_color_modes that mean "no brightness" (HA's ColorMode ONOFF and UNKNOWN).
 NOT_DIMMABLE_MODES = frozenset({"onoff", "unknown"})
 SUPPORT_BRIGHTNESS = 1  # the deprecated supported_features bit, for HA before 2021.4
@@ -63,6 +81,9 @@ class ImportedDevice:
     room: str = ""
     aliases: tuple[str, ...] = ()
     dimmable: bool = False
+    colour: bool = False
+    device_class: str = ""
+    supports: tuple[str, ...] = ()
 
     def spec(self) -> DeviceSpec:
         return DeviceSpec(
@@ -71,6 +92,9 @@ class ImportedDevice:
             room=self.room,
             type=self.type,  # type: ignore[arg-type]
             dimmable=self.dimmable,
+            colour=self.colour,
+            device_class=self.device_class,
+            supports=self.supports,
             homeassistant=self.entity_id,
         )
 
@@ -95,13 +119,16 @@ class HomeImport:
             kinds = sorted(self.not_controllable.items(), key=lambda kv: (-kv[1], kv[0]))
             shown = ", ".join(f"{n} {domain}" for domain, n in kinds[:12])
             more = f", and {len(kinds) - 12} more types" if len(kinds) > 12 else ""
-            lines.append(f"{total} entities of types mavend cannot control yet: {shown}{more}.")
+            what = "entity of a type" if total == 1 else "entities of types"
+            lines.append(f"{total} {what} mavend cannot control yet: {shown}{more}.")
         if self.exposure_known:
-            lines.append(f"{self.not_exposed} entities not exposed to Assist were left out.")
+            what = "entity" if self.not_exposed == 1 else "entities"
+            were = "was" if self.not_exposed == 1 else "were"
+            lines.append(f"{self.not_exposed} {what} not exposed to Assist {were} left out.")
         else:
             lines.append(
-                "Exposure to Assist is not visible through the REST API: every light and "
-                "switch was imported (--exposed FILE keeps only the exposed ones)."
+                "Exposure to Assist is not visible through the REST API: every device mavend "
+                "can control was imported (--exposed FILE keeps only the exposed ones)."
             )
         if self.unnamed:
             lines.append(
@@ -157,6 +184,7 @@ def build_table(
     result = HomeImport(entities=len(states), exposure_known=exposed is not None)
     rooms_of: dict[str, str] = {}
     picked: list[tuple[str, str, str, bool, str]] = []  # id, friendly, type, dimmable, base
+    details: dict[str, tuple[str, bool, tuple[str, ...]]] = {}  # device_class, colour, supports
     for state in sorted(states, key=lambda s: str(s.get("entity_id", ""))):
         entity_id = str(state.get("entity_id", ""))
         domain = entity_id.partition(".")[0]
@@ -177,13 +205,21 @@ def build_table(
             continue
         if kind == "switch" and attributes.get("device_class") in PLUG_CLASSES:
             kind = "plug"
+        device_class = _device_class(attributes)
+        if (kind == "sensor" and device_class not in SENSOR_CLASSES) or (
+            kind == "binary_sensor" and device_class not in BINARY_CLASSES
+        ):
+            result.not_controllable[f"{domain} ({device_class or 'no device class'})"] += 1
+            continue
         rooms_of[entity_id] = spoken_name(areas.get(entity_id) or "")
         picked.append((entity_id, friendly or base, kind, _dimmable(kind, attributes), base))
+        details[entity_id] = (device_class, _colour(kind, attributes), _supports(kind, attributes))
     rooms = {room for room in rooms_of.values() if room}
     names = _unique_names(picked, rooms_of, rooms, result)
     all_names = set(names.values())
     for entity_id, friendly, kind, dimmable, base in picked:
         name, room = names[entity_id], rooms_of[entity_id]
+        device_class, colour, supports = details[entity_id]
         result.devices.append(
             ImportedDevice(
                 entity_id=entity_id,
@@ -192,10 +228,31 @@ def build_table(
                 room=room,
                 aliases=_aliases(name, base, friendly, room, all_names | rooms),
                 dimmable=dimmable,
+                colour=colour,
+                device_class=device_class,
+                supports=supports,
             )
         )
     check_table(result.devices)
     return result
+
+
+def _device_class(attributes: dict[str, Any]) -> str:
+    value = attributes.get("device_class")
+    return value if isinstance(value, str) and re.fullmatch(r"[a-z_]+", value) else ""
+
+
+def _colour(kind: str, attributes: dict[str, Any]) -> bool:
+    modes = attributes.get("supported_color_modes")
+    return kind == "light" and isinstance(modes, list) and bool(set(map(str, modes)) & COLOUR_MODES)
+
+
+def _supports(kind: str, attributes: dict[str, Any]) -> tuple[str, ...]:
+    """What supported_features says it can do, for the types where it decides."""
+    features = attributes.get("supported_features")
+    if kind not in FEATURED or not isinstance(features, int) or isinstance(features, bool):
+        return ()
+    return classes.supported_ops(kind, features)
 
 
 def _dimmable(kind: str, attributes: dict[str, Any]) -> bool:
@@ -381,6 +438,12 @@ def to_toml(imported: HomeImport, source: str) -> str:
         lines.append(f"type = {_string(device.type)}")
         if device.type == "light":
             lines.append(f"dimmable = {'true' if device.dimmable else 'false'}")
+            if device.colour:
+                lines.append("colour = true")
+        if device.device_class:
+            lines.append(f"device_class = {_string(device.device_class)}")
+        if device.supports:
+            lines.append(f"supports = [{', '.join(_string(op) for op in device.supports)}]")
         lines.append(f"homeassistant = {_string(device.entity_id)}")
     return "\n".join(lines) + "\n"
 

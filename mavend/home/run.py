@@ -19,10 +19,11 @@ from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
 from mavend.handlers.common import Outcome, Reply
+from mavend.home import classes, mqtt, templates
 from mavend.home import homeassistant as ha
-from mavend.home import mqtt, templates
-from mavend.home.devices import OPERATIONS, resolve
+from mavend.home.devices import FIXED_VALUES, OPERATIONS, VALUE_SLOTS, effective_op, resolve
 from mavend.home.feedback import DeviceOutcome, failure_sentence, summary
+from mavend.home.feedback import subject as subject_of
 
 log = logging.getLogger(__name__)
 
@@ -97,29 +98,39 @@ class HomeActs:
             return HomeRun(Reply(found.question, Outcome.ASKED, data={"act": act.name}))
         if found.refusal:
             return HomeRun(Reply(found.refusal, Outcome.REFUSED, "bad_argument"))
-        level = int(args["brightness"]) if op == "set" else None
+        value = args.get(VALUE_SLOTS.get(act.name, ""), FIXED_VALUES.get(act.name, ""))
         sent = _Sent()
+        ops = {d.name: effective_op(d, op) or op for d in found.devices}
         outcomes = [
-            *self._via_mqtt([d for d in found.devices if d.mqtt], op, level, sent),
-            *(self._via_ha(d, op, level, sent) for d in found.devices if d.homeassistant),
+            *self._via_mqtt([d for d in found.devices if d.mqtt], op, value, sent),
+            *(
+                self._via_ha(d, ops[d.name], value, sent)
+                for d in found.devices
+                if d.homeassistant
+            ),
         ]
-        reply = summary(op, level, outcomes, found.group, self._sentence)
+        said_op = ops[found.devices[0].name] if len(set(ops.values())) == 1 else op
+        reply = summary(said_op, value, outcomes, found.group, self._sentence)
         failed = next((o for o in outcomes if o.error), None)
         if failed is not None:
             log.warning("act %s: %s (%s)", act.name, failed.error, failed.detail)
+        text = reply.text
+        if found.skipped:
+            text += f" {_capital(subject_of(found.skipped))} can't do that, so I left it."
         data = {"act": act.name, "devices": [d.name for d in found.devices], "sent": sent.lines}
         return HomeRun(
-            Reply(reply.text, reply.outcome, reply.error_class, data),
+            Reply(text, reply.outcome, reply.error_class, data),
             tuple(sent.lines),
             failed.detail if failed else "",
         )
 
     def _via_mqtt(
-        self, devices: Sequence[DeviceSpec], op: str, level: int | None, sent: _Sent
+        self, devices: Sequence[DeviceSpec], op: str, value: str, sent: _Sent
     ) -> list[DeviceOutcome]:
         if not devices:
             return []
-        messages = [z2m_message(d, op, level) for d in devices]
+        level = int(value) if op == "set" else None
+        messages = [z2m_message(d, op, level, value) for d in devices]
         for message in messages:
             sent.add("mqtt", message.topic, message.payload)
         watches = {d.mqtt: z2m_check(op, level) for d in devices}
@@ -136,29 +147,36 @@ class HomeActs:
             for d in devices
         ]
 
-    def _via_ha(self, device: DeviceSpec, op: str, level: int | None, sent: _Sent) -> DeviceOutcome:
+    def _via_ha(self, device: DeviceSpec, op: str, value: str, sent: _Sent) -> DeviceOutcome:
         entity = device.homeassistant
-        if op == "state":
+        if op in ("state", "read"):
             sent.add("homeassistant", "GET", entity)
             result = ha.get_state(self.settings.homeassistant, entity)
-            state = result.body if isinstance(result.body, dict) else None
+            state = result.body
         else:
-            service, body = ha_call(device, op, level)
+            service, data = classes.call(device.type, op, value, entity.partition(".")[0])
+            body = {"entity_id": entity, **data}
             sent.add("homeassistant", service, templates.json_text(body))
             result = ha.call_service(self.settings.homeassistant, service, body)
             state = ha.changed_state(result, entity)
             if state is None and not result.error:
                 # Already in that state: Home Assistant lists no change. Ask it.
                 state = ha.get_state(self.settings.homeassistant, entity).body
-        seen = ha_state(state if isinstance(state, dict) else None)
+        state = state if isinstance(state, dict) else None
+        reached = state is not None and (
+            op in ("state", "read", "next", "previous", "stop", "activate")
+            or classes.reached(device.type, op, value, state)
+        )
+        said = _said(device, op, state)
         return DeviceOutcome(
             device,
-            confirmed=seen is not None and state_matches(op, level, seen),
-            state=seen,
+            confirmed=reached and said != "unavailable",
+            state=ha_state(state),
             error=result.error,
             detail=result.detail or (str(result.status) if result.status else ""),
             published=not result.error,
             status=result.status,
+            said=said,
         )
 
     # failures --------------------------------------------------------------
@@ -185,16 +203,34 @@ def _data(act: ActSpec, sent: tuple[str, ...]) -> dict[str, Any]:
     return {"act": act.name, "sent": list(sent)}
 
 
+def _said(device: DeviceSpec, op: str, state: Mapping[str, Any] | None) -> str:
+    if state is None:
+        return ""
+    if op == "read" and device.type == "climate":
+        now = (state.get("attributes") or {}).get("current_temperature")
+        return f"{now:g} degrees" if _number(now) else "unknown"
+    return classes.describe(device.type, device.device_class, state)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 # Zigbee2MQTT: commands to <topic>/set, reads to <topic>/get, state on <topic> -------
 Z2M_BRIGHTNESS = 254  # Zigbee2MQTT's brightness scale: 0-254
 
 
-def z2m_message(device: DeviceSpec, op: str, level: int | None) -> mqtt.Message:
+def z2m_message(device: DeviceSpec, op: str, level: int | None, value: str = "") -> mqtt.Message:
     if op == "state":
         return mqtt.Message(f"{device.mqtt}/get", templates.json_text({"state": ""}))
-    body: dict[str, Any] = {"state": "ON" if op == "on" or (level or 0) > 0 else "OFF"}
+    on = op in ("on", "colour") or (level or 0) > 0
+    body: dict[str, Any] = {"state": "ON" if on else "OFF"}
     if op == "set" and level:
         body["brightness"] = round(level * Z2M_BRIGHTNESS / 100)
+    if op == "colour" and value in classes.WHITES:  # Zigbee2MQTT: colour temperature in mired
+        body["color_temp"] = round(1_000_000 / classes.WHITES[value])
+    elif op == "colour":
+        body["color"] = {"hex": "#{:02x}{:02x}{:02x}".format(*classes.COLOURS[value])}
     return mqtt.Message(f"{device.mqtt}/set", templates.json_text(body), qos=1)
 
 
@@ -215,16 +251,7 @@ def z2m_check(op: str, level: int | None):
     return check
 
 
-# Home Assistant: <domain>.turn_on / turn_off, brightness_pct for lights -----------
-def ha_call(device: DeviceSpec, op: str, level: int | None) -> tuple[str, dict[str, Any]]:
-    domain = device.homeassistant.partition(".")[0]
-    body: dict[str, Any] = {"entity_id": device.homeassistant}
-    turn_on = op == "on" or (op == "set" and (level or 0) > 0)
-    if op == "set" and level:
-        body["brightness_pct"] = level
-    return f"{domain}.{'turn_on' if turn_on else 'turn_off'}", body
-
-
+# Home Assistant: services from mavend/home/classes.py; lights' state as {on, level} -------
 def ha_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not state or state.get("state") not in ("on", "off"):
         return None
@@ -236,7 +263,7 @@ def ha_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
 def state_matches(op: str, level: int | None, seen: Mapping[str, Any]) -> bool:
     if op == "state":
         return True
-    want_on = op == "on" or (op == "set" and (level or 0) > 0)
+    want_on = op in ("on", "colour") or (op == "set" and (level or 0) > 0)
     if seen["on"] != want_on:
         return False
     # A light reports brightness on its own scale: within 2 percent is the level asked for.

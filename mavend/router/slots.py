@@ -245,9 +245,14 @@ def _enum_value(values: tuple[str, ...], candidate: str) -> str | None:
     return found[0] if found else None
 
 
+# A question lists the choices only while they can be heard in one breath (a home's
+# 150 device names cannot).
+MAX_LISTED_VALUES = 8
+
+
 def _slot_question(act: ActSpec, name: str, slot: ActSlot) -> str:
     what = act.description or act.name.replace("_", " ")
-    if slot.type == "enum":
+    if slot.type == "enum" and len(slot.values) <= MAX_LISTED_VALUES:
         return f"To {what}, which {name}? I can use: {', '.join(slot.values)}."
     if slot.type == "int":
         return f"To {what}, which {name}, from {slot.min} to {slot.max}?"

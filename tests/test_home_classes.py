@@ -1,0 +1,375 @@
+"""Every device class of mavend/home/classes.py by text, judged by the end state of the
+Home Assistant stand-in (tests/ha_home/standin.py: services applied as Home Assistant's
+documentation says) and the facts in the reply. The home and its [[devices]] table are
+written here by hand, as an owner would, not imported; the phrasings are this file's own.
+
+Faults: a service Home Assistant refuses (400), an entity it does not have, a cover
+that stops half-way, a lock that jams, a position of 140 %, and an unlock that is only
+done after a spoken yes from the session that asked."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mavend.config import Settings, parse_settings
+from mavend.handlers import Outcome
+from tests.ha_home.standin import StandIn
+from tests.state_kit import make_assistant
+
+PLAYER_ALL = 1 | 4 | 8 | 16 | 32 | 128 | 256 | 4096 | 16384
+
+
+def entity(eid: str, name: str, state: str, **attributes: Any) -> dict[str, Any]:
+    return {
+        "entity_id": eid,
+        "device_id": None,
+        "area_id": None,
+        "state": state,
+        "attributes": {"friendly_name": name, **attributes},
+    }
+
+
+HOME = {
+    "name": "cottage",
+    "areas": [],
+    "devices": [],
+    "entities": [
+        entity("cover.study_shutters", "Study shutters", "open", device_class="shutter",
+               current_position=100, supported_features=15),
+        entity("cover.driveway_gate", "Driveway gate", "closed", device_class="gate",
+               supported_features=3),
+        entity("cover.den_curtains", "Den curtains", "open", device_class="curtain",
+               current_position=100, supported_features=15),
+        entity("lock.side_door", "Side door", "locked", supported_features=0),
+        entity("fan.loft_fan", "Loft fan", "off", percentage=0, percentage_step=25,
+               oscillating=False, supported_features=59),
+        entity("fan.study_fan", "Study fan", "off", percentage=0, supported_features=49),
+        entity("climate.loft_heat_pump", "Loft heat pump", "heat",
+               hvac_modes=["off", "heat", "cool"], temperature=19, current_temperature=17.5,
+               min_temp=7, max_temp=30, supported_features=385),
+        entity("media_player.den_tv", "Den TV", "playing", volume_level=0.2,
+               is_volume_muted=False, media_title="Evening News", supported_features=PLAYER_ALL),
+        entity("vacuum.upstairs_robot", "Upstairs robot", "docked",
+               supported_features=8192 | 8 | 4 | 16),
+        entity("valve.garden_tap", "Garden tap", "closed", device_class="water",
+               supported_features=3),
+        entity("sensor.loft_temperature", "Loft temperature", "16.4",
+               device_class="temperature", unit_of_measurement="°C"),
+        entity("sensor.den_humidity", "Den humidity", "55", device_class="humidity",
+               unit_of_measurement="%"),
+        entity("binary_sensor.back_window", "Back window", "on", device_class="window"),
+        entity("light.den_lamp", "Den lamp", "off", supported_color_modes=["color_temp", "rgb"],
+               brightness=None, color_mode=None),
+        {**entity("scene.reading_time", "Reading time", "2026-01-01T00:00:00+00:00"),
+         "standin": {"entities": {"light.den_lamp": {"state": "on",
+                                                     "attributes": {"brightness": 120}}}}},
+    ],
+}  # fmt: skip
+
+TABLE = """
+[[devices]]
+name = "study shutters"
+room = "study"
+type = "cover"
+device_class = "shutter"
+homeassistant = "cover.study_shutters"
+
+[[devices]]
+name = "driveway gate"
+type = "cover"
+device_class = "gate"
+supports = ["open", "close", "state"]
+homeassistant = "cover.driveway_gate"
+
+[[devices]]
+name = "den curtains"
+room = "den"
+type = "cover"
+device_class = "curtain"
+supports = ["open", "close", "set", "stop", "state"]
+homeassistant = "cover.den_curtains"
+
+[[devices]]
+name = "side door"
+type = "lock"
+homeassistant = "lock.side_door"
+
+[[devices]]
+name = "loft fan"
+room = "loft"
+type = "fan"
+supports = ["on", "off", "set", "oscillate", "state"]
+homeassistant = "fan.loft_fan"
+
+[[devices]]
+name = "study fan"
+room = "study"
+type = "fan"
+homeassistant = "fan.study_fan"
+
+[[devices]]
+name = "heat pump"
+room = "loft"
+type = "climate"
+homeassistant = "climate.loft_heat_pump"
+
+[[devices]]
+name = "den tv"
+aliases = ["telly"]
+room = "den"
+type = "media_player"
+homeassistant = "media_player.den_tv"
+
+[[devices]]
+name = "upstairs robot"
+type = "vacuum"
+homeassistant = "vacuum.upstairs_robot"
+
+[[devices]]
+name = "garden tap"
+type = "valve"
+homeassistant = "valve.garden_tap"
+
+[[devices]]
+name = "loft thermometer"
+room = "loft"
+type = "sensor"
+device_class = "temperature"
+homeassistant = "sensor.loft_temperature"
+
+[[devices]]
+name = "den hygrometer"
+room = "den"
+type = "sensor"
+device_class = "humidity"
+homeassistant = "sensor.den_humidity"
+
+[[devices]]
+name = "back window"
+type = "binary_sensor"
+device_class = "window"
+homeassistant = "binary_sensor.back_window"
+
+[[devices]]
+name = "den lamp"
+room = "den"
+type = "light"
+dimmable = true
+colour = true
+homeassistant = "light.den_lamp"
+
+[[devices]]
+name = "reading time"
+type = "scene"
+homeassistant = "scene.reading_time"
+
+[[devices]]
+name = "old gate"
+type = "cover"
+homeassistant = "cover.old_gate"
+"""
+
+
+@pytest.fixture
+def standin():
+    with StandIn(copy.deepcopy(HOME)) as served:
+        yield served
+
+
+def settings_for(tmp_path: Path, standin: StandIn) -> Settings:
+    token = tmp_path / "ha-token"
+    token.write_text(standin.token + "\n")
+    text = (
+        f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\ntimeout_s = 5.0\n'
+        f'[storage]\ndata_dir = "{tmp_path / "data"}"\n' + TABLE
+    )
+    return parse_settings(text)
+
+
+class Home:
+    def __init__(self, settings: Settings, standin: StandIn):
+        self.assistant = make_assistant(settings)
+        self.standin = standin
+
+    def say(self, text: str, session: str = "test"):
+        return self.assistant.handle_text(text, session=session).reply
+
+    def state(self, eid: str) -> str:
+        return self.standin.states[eid]["state"]
+
+    def attr(self, eid: str, name: str) -> Any:
+        return self.standin.states[eid]["attributes"].get(name)
+
+
+@pytest.fixture
+def home(tmp_path: Path, standin: StandIn):
+    house = Home(settings_for(tmp_path, standin), standin)
+    yield house
+    house.assistant.store.close()
+
+
+def test_covers_open_close_and_go_to_a_position(home: Home) -> None:
+    reply = home.say("lower the study shutters to 40 percent")
+    assert home.attr("cover.study_shutters", "current_position") == 40
+    assert reply.text == "The study shutters are open at 40 percent."
+    reply = home.say("shut the shutters in the study")
+    assert home.state("cover.study_shutters") == "closed"
+    assert reply.text == "The study shutters are closed."
+    # A gate with no position (supports) is never sent a position.
+    home.say("open the driveway gate")
+    assert home.state("cover.driveway_gate") == "open"
+    calls = len(home.standin.calls)
+    reply = home.say("set the driveway gate to 50 percent")
+    assert reply.outcome == Outcome.REFUSED and "can't be set to a percentage" in reply.text
+    assert len(home.standin.calls) == calls
+
+
+def test_a_cover_that_stops_half_way_is_said_as_it_is(home: Home) -> None:
+    home.standin.faults["cover.den_curtains"] = {"stops_at": 50}
+    reply = home.say("close the den curtains")
+    assert home.attr("cover.den_curtains", "current_position") == 50
+    assert reply.outcome == Outcome.FAILED
+    assert reply.text == "I sent it, but the den curtains are open at 50 percent."
+
+
+def test_a_lock_locks_and_unlocks_only_after_a_yes(home: Home) -> None:
+    home.standin.states["lock.side_door"]["state"] = "unlocked"
+    assert home.say("lock the side door").text == "The side door is locked."
+    assert home.state("lock.side_door") == "locked"
+    asked = home.say("unlock the side door")
+    assert asked.outcome == Outcome.CONFIRM and home.state("lock.side_door") == "locked"
+    # Another room's "yes" does not open the door; the asking session's does.
+    home.say("yes", session="satellite:garden")
+    assert home.state("lock.side_door") == "locked"
+    home.say("yes")
+    assert home.state("lock.side_door") == "unlocked"
+
+
+def test_a_jammed_lock_is_said_not_claimed(home: Home) -> None:
+    home.standin.states["lock.side_door"]["state"] = "unlocked"
+    home.standin.faults["lock.side_door"] = {"jams": True}
+    reply = home.say("lock the side door")
+    assert home.state("lock.side_door") == "jammed"
+    assert reply.outcome == Outcome.FAILED
+    assert reply.text == "I sent it, but the side door is jammed."
+
+
+def test_a_fan_speed_oscillation_and_off(home: Home) -> None:
+    reply = home.say("set the loft fan to 50 percent")
+    assert home.state("fan.loft_fan") == "on" and home.attr("fan.loft_fan", "percentage") == 50
+    assert reply.text == "The loft fan is on at 50 percent."
+    home.say("make the loft fan oscillate")
+    assert home.attr("fan.loft_fan", "oscillating") is True
+    assert home.say("stop the loft fan").text == "The loft fan is off."
+    assert home.state("fan.loft_fan") == "off"
+
+
+def test_a_fan_by_its_kind_asks_which_unless_the_room_says(home: Home) -> None:
+    asked = home.say("turn on the fan")
+    assert asked.outcome == Outcome.ASKED
+    assert asked.text == "Which fan: the one in the loft or the study?"
+    assert home.state("fan.loft_fan") == home.state("fan.study_fan") == "off"
+    home.say("turn on the study fan")
+    assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("on", "off")
+
+
+def test_a_thermostat_target_mode_and_reading(home: Home) -> None:
+    reply = home.say("set the heat pump to 21 degrees")
+    assert home.attr("climate.loft_heat_pump", "temperature") == 21
+    assert reply.text == "The heat pump is on heat, set to 21 degrees and it's 17.5 degrees now."
+    home.say("switch the heat pump to cool")
+    assert home.state("climate.loft_heat_pump") == "cool"
+    # The room's thermometer is read, not the weather and not a guess.
+    warm = home.say("how warm is it in the loft")
+    assert warm.text == "The temperature in the loft is 16.4 degrees."
+    humid = home.say("what's the humidity in the den")
+    assert humid.text == "The humidity in the den is 55 percent."
+
+
+def test_home_assistant_refusing_a_temperature_changes_nothing(home: Home) -> None:
+    reply = home.say("set the heat pump to 34 degrees")  # its max_temp is 30
+    assert reply.outcome == Outcome.FAILED
+    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert home.attr("climate.loft_heat_pump", "temperature") == 19
+
+
+def test_a_position_of_140_percent_is_never_sent(home: Home) -> None:
+    reply = home.say("set the study shutters to 140 percent")
+    assert home.standin.calls == []
+    assert home.attr("cover.study_shutters", "current_position") == 100
+    assert reply.outcome in (Outcome.ASKED, Outcome.REFUSED), reply
+
+
+def test_a_media_player_pause_volume_and_mute(home: Home) -> None:
+    assert home.say("pause the den tv").text.startswith("The den tv is paused")
+    assert home.state("media_player.den_tv") == "paused"
+    home.say("set the volume on the telly to 30 percent")
+    assert home.attr("media_player.den_tv", "volume_level") == 0.3
+    reply = home.say("mute the den tv")
+    assert home.attr("media_player.den_tv", "is_volume_muted") is True
+    assert reply.text.endswith(", muted.")
+
+
+def test_a_vacuum_starts_and_goes_home(home: Home) -> None:
+    assert home.say("start the upstairs robot").text == "The upstairs robot is cleaning."
+    assert home.state("vacuum.upstairs_robot") == "cleaning"
+    home.say("send the upstairs robot back to its dock")
+    assert home.state("vacuum.upstairs_robot") == "returning"
+
+
+def test_a_valve_turned_on_opens_and_shut_off_closes(home: Home) -> None:
+    assert home.say("turn on the garden tap").text == "The garden tap is open."
+    assert home.state("valve.garden_tap") == "open"
+    home.say("shut off the garden tap")
+    assert home.state("valve.garden_tap") == "closed"
+
+
+def test_a_window_sensor_is_read(home: Home) -> None:
+    assert home.say("is the back window closed").text == "The back window is open."
+
+
+def test_a_scene_and_a_colour(home: Home) -> None:
+    home.say("activate reading time")
+    assert home.state("light.den_lamp") == "on"
+    home.say("make the den lamp red")
+    assert home.attr("light.den_lamp", "rgb_color") == [255, 0, 0]
+
+
+def test_everything_in_a_room_is_only_what_can_do_it(home: Home) -> None:
+    home.standin.states["light.den_lamp"]["state"] = "on"
+    reply = home.say("turn off everything in the den")
+    # The lamp and the TV go off; the curtains (nothing to switch off) stay open.
+    assert home.state("light.den_lamp") == "off"
+    assert home.state("media_player.den_tv") == "off"
+    assert home.state("cover.den_curtains") == "open"
+    assert reply.text == "The den tv and the den lamp are off."  # in the table's order
+
+
+def test_every_one_of_a_kind_is_acted_on_and_counted(home: Home) -> None:
+    for fan in ("fan.loft_fan", "fan.study_fan"):
+        home.standin.states[fan]["state"] = "on"
+    reply = home.say("turn off all the fans")
+    assert home.state("fan.loft_fan") == home.state("fan.study_fan") == "off"
+    assert reply.text == "All 2 fans are off."
+    closed = home.say("close all the curtains")
+    # The old gate is a cover too, but no curtain: it is never sent anything.
+    assert home.state("cover.den_curtains") == "closed"
+    assert all(call[2].get("entity_id") != "cover.old_gate" for call in home.standin.calls)
+    assert closed.text == "The den curtains are closed."
+
+
+def test_a_device_home_assistant_does_not_have_is_one_sentence(home: Home) -> None:
+    reply = home.say("open the old gate")
+    assert reply.outcome == Outcome.FAILED
+    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert home.standin.states.get("cover.old_gate") is None
+
+
+def test_something_not_in_the_home_is_said_so(home: Home) -> None:
+    reply = home.say("open the skylight")
+    assert reply.outcome in (Outcome.REFUSED, Outcome.ASKED)
+    assert home.standin.calls == []
