@@ -57,7 +57,7 @@ def test_the_runner_passes_right_end_states_and_fails_wrong_ones(
             box_act,
         ],
     )
-    assert len(run.imported.devices) == 18  # every entity but the to-do list
+    assert len(run.imported.devices) == 19  # every entity
     results = {r.request.id: r for r in run.results}
     # Each request starts from the fixture: turn_off's setup (on) is what it turns off.
     assert [i for i, r in results.items() if r.passed] == [
@@ -86,13 +86,13 @@ def test_the_command_line_prints_the_table_and_writes_the_raw_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "home.json"
-    ids = ["flat_small-001", "flat_small-067"]  # a light, and a to-do list not imported
+    ids = ["flat_small-001", "flat_small-073"]  # a light, and a phrasing not understood
     argv = ["--home", "flat_small", "--json", str(out), "--show-failures", "5"]
     assert main([*argv, "--request", ids[0], "--request", ids[1]]) == 0
     printed = capsys.readouterr().out
     [home_line] = [ln for ln in printed.splitlines() if ln.split()[:2] == ["flat_small", "19"]]
-    assert home_line.split()[:6] == ["flat_small", "19", "18", "2", "1/2", "50%"]
-    assert "FAIL flat_small-067 [todo/command] 'add oat milk to the shopping list'" in printed
+    assert home_line.split()[:6] == ["flat_small", "19", "19", "2", "1/2", "50%"]
+    assert "FAIL flat_small-073 [cover/area] 'close everything on the windows in" in printed
     raw = json.loads(out.read_text())
     assert [(r["id"], r["passed"]) for r in raw["results"]] == [(ids[0], True), (ids[1], False)]
-    assert raw["homes"]["flat_small"]["devices"] == 18 and raw["llm"] is False
+    assert raw["homes"]["flat_small"]["devices"] == 19 and raw["llm"] is False

@@ -64,6 +64,10 @@ HOME = {
         entity("binary_sensor.back_window", "Back window", "on", device_class="window"),
         entity("light.den_lamp", "Den lamp", "off", supported_color_modes=["color_temp", "rgb"],
                brightness=None, color_mode=None),
+        {**entity("todo.chores", "Chores", "2", supported_features=7),
+         "standin": {"items": [{"summary": "water the ferns", "uid": "1", "status": "needs_action"},
+                               {"summary": "Descale kettle", "uid": "2",
+                                "status": "needs_action"}]}},
         {**entity("scene.reading_time", "Reading time", "2026-01-01T00:00:00+00:00"),
          "standin": {"entities": {"light.den_lamp": {"state": "on",
                                                      "attributes": {"brightness": 120}}}}},
@@ -166,6 +170,12 @@ homeassistant = "light.den_lamp"
 name = "reading time"
 type = "scene"
 homeassistant = "scene.reading_time"
+
+[[devices]]
+name = "chores list"
+aliases = ["jobs list"]
+type = "todo"
+homeassistant = "todo.chores"
 
 [[devices]]
 name = "old gate"
@@ -373,3 +383,41 @@ def test_something_not_in_the_home_is_said_so(home: Home) -> None:
     reply = home.say("open the skylight")
     assert reply.outcome in (Outcome.REFUSED, Outcome.ASKED)
     assert home.standin.calls == []
+
+
+def items(home: Home, eid: str = "todo.chores") -> list[tuple[str, str]]:
+    return [(i["summary"], i["status"]) for i in home.standin.todo_items(eid)]
+
+
+def test_a_home_assistant_to_do_list_takes_the_list_verbs(home: Home) -> None:
+    added = home.say("add mop the hall and oil the hinges to the chores list")
+    assert added.text == "Added mop the hall and oil the hinges to the chores list."
+    assert ("mop the hall", "needs_action") in items(home)
+    assert ("oil the hinges", "needs_action") in items(home)
+    ticked = home.say("tick off descale kettle on the jobs list")  # an alias, any case
+    assert ticked.text == "Ticked off Descale kettle on the chores list."
+    assert ("Descale kettle", "completed") in items(home)
+    taken = home.say("take water the ferns off the chores list")
+    assert ("water the ferns", "needs_action") not in items(home)
+    assert taken.text == "Took water the ferns off the chores list."
+    read = home.say("what's on the chores list")
+    assert read.text == "The chores list has 2 items: mop the hall and oil the hinges."
+    # Nothing near is taken for what was said: "fern" is not "water the ferns".
+    before = items(home)
+    missing = home.say("take fern off the chores list")
+    assert missing.text == "Not on the chores list: fern. Nothing was changed."
+    assert items(home) == before
+
+
+def test_a_list_not_in_home_assistant_stays_mavends_own(home: Home) -> None:
+    reply = home.say("add nails to the hardware list")
+    assert reply.text == "Added nails to your hardware list."
+    assert home.standin.calls == []
+
+
+def test_a_refused_to_do_call_is_one_sentence(home: Home) -> None:
+    home.standin.states["todo.chores"]["attributes"]["supported_features"] = 0  # no adding
+    reply = home.say("add sweep the porch to the chores list")
+    assert reply.outcome == Outcome.FAILED
+    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert ("sweep the porch", "needs_action") not in items(home)

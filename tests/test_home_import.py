@@ -84,11 +84,11 @@ def test_a_home_imports_its_devices_as_a_valid_table(
         assert standin.calls == [] and json.dumps(standin.states, sort_keys=True) == before
     assert code == 0, err
     devices = devices_of(out)
-    # Every class but to-do lists (their sensors are humidity, their binary sensors windows).
-    wanted = {e["entity_id"] for e in fixture["entities"] if not e["entity_id"].startswith("todo.")}
+    # Every entity: each domain is a class (the sensors are humidity, the binary sensors
+    # windows: kinds people ask about).
+    wanted = {e["entity_id"] for e in fixture["entities"]}
     assert set(devices) == wanted
-    skipped = len(fixture["entities"]) - len(wanted)
-    assert f"mavend cannot control yet: {skipped} todo." in err
+    assert "cannot control yet" not in err
     assert "Exposure to Assist is not visible through the REST API" in err
     # The printed table is a valid mavend config once it sits beside [homeassistant].
     settings = parse_settings(config.read_text() + out)
@@ -128,10 +128,8 @@ def test_flat_small_table_and_summary(tmp_path: Path, capsys: pytest.CaptureFixt
     vacuum = ["start", "stop", "pause", "dock", "state"]
     assert devices["vacuum.hallway_robot_vacuum"]["supports"] == vacuum
     assert devices["sensor.living_room_humidity"]["device_class"] == "humidity"
-    assert err.splitlines()[:2] == [
-        "18 devices from 19 Home Assistant entities.",
-        "1 entity of a type mavend cannot control yet: 1 todo.",
-    ]
+    assert devices["todo.shopping_list"]["supports"] == ["add", "remove", "tick", "untick", "read"]
+    assert err.splitlines()[0] == "19 devices from 19 Home Assistant entities."
 
 
 def test_output_writes_a_new_file_that_loads_and_never_the_config(
@@ -144,7 +142,7 @@ def test_output_writes_a_new_file_that_loads_and_never_the_config(
         assert (code, out) == (0, "") and "Nothing was written" in err
         written = tmp_path / "devices.toml"
         code, out, err = run_import(capsys, config, "--output", str(written))
-        assert code == 0 and f"Wrote 51 devices to {written}" in err
+        assert code == 0 and f"Wrote 53 devices to {written}" in err
         again = run_import(capsys, config, "--output", str(written))
         assert again[0] == 2 and "exists" in again[2]
         assert run_import(capsys, config, "--output", str(written), "--force")[0] == 0
@@ -152,7 +150,7 @@ def test_output_writes_a_new_file_that_loads_and_never_the_config(
     merged = tmp_path / "merged.toml"
     merged.write_text(original + written.read_text())
     settings = load_settings(merged)
-    assert len(settings.devices) == 51
+    assert len(settings.devices) == 53
     assert settings.devices[0].homeassistant.startswith("binary_sensor.")
 
 
@@ -199,16 +197,17 @@ def test_shared_and_unsayable_names_are_made_unique(
         "cover.a": "blind",
         "lock.b": "door",
         "lock.c": "back door",
+        "todo.f": "chores",
     }
     assert devices["light.lamp_1"]["aliases"] == ["lamp"]
     assert "wifi plug" in devices["switch.wifi_plug"]["aliases"]
     assert devices["switch.wifi_plug"]["type"] == "plug"
     assert devices["light.decke"]["room"] == "kuche" and devices["light.decke"]["dimmable"] is True
     assert "room" not in devices["light.ceiling_lamp"]
-    assert "3 entities of types mavend cannot control yet: 2 camera, 1 todo." in err
+    assert "2 entities of types mavend cannot control yet: 2 camera." in err
     assert "4 names were shared or clashed with a room and were made unique" in err
     settings = parse_settings(config.read_text() + out)
-    assert len({d.name for d in settings.devices}) == len(devices) == 12
+    assert len({d.name for d in settings.devices}) == len(devices) == 13
 
 
 def test_exposed_only_keeps_what_the_exported_list_exposes(
@@ -236,7 +235,7 @@ def test_exposed_only_keeps_what_the_exported_list_exposes(
         assert code == 0 and hidden.startswith("light.") and hidden not in devices_of(out)
         assert (
             # The light hidden here, and the fixture's scene and script (never exposed).
-            len(devices_of(out)) == 15 and "3 entities not exposed to Assist were left out." in err
+            len(devices_of(out)) == 16 and "3 entities not exposed to Assist were left out." in err
         )
         (tmp_path / "bad.json").write_text("[1, 2]")
         code, out, err = run_import(

@@ -18,7 +18,7 @@ from mavend.home import classes, templates
 
 DeviceType = Literal[
     "light", "plug", "switch", "cover", "valve", "lock", "fan", "climate", "media_player",
-    "vacuum", "sensor", "binary_sensor", "scene", "script",
+    "vacuum", "sensor", "binary_sensor", "scene", "script", "todo",
 ]  # fmt: skip  (mavend/home/classes.py CLASSES: one entry each)
 
 

@@ -33,6 +33,7 @@ from mavend.handlers.common import (
     human_list,
 )
 from mavend.handlers.confirm import Confirmations
+from mavend.home import classes
 from mavend.home.run import HomeActs
 from mavend.router.act_words import thing_named
 from mavend.router.decision import Decision
@@ -222,6 +223,8 @@ def slot_accepts(slot: ActSlot, value: str) -> bool:
 
 
 def allowed_values(name: str, slot: ActSlot) -> str:
+    if slot.type == "enum" and len(slot.values) > 8:  # a home's 150 names: not in one reply
+        return f"I know {len(slot.values)} {name}s; say one by its name."
     if slot.type == "enum":
         return f"Allowed {name}s: {', '.join(slot.values)}."
     if slot.type == "int":
@@ -305,9 +308,16 @@ class ActHandler:
 
     def allowed(self) -> str:
         acts = self.ctx.settings.acts.allow
-        return (
-            human_list([describe(a) for a in acts]) if acts else "run nothing (the list is empty)"
-        )
+        if not acts:
+            return "run nothing (the list is empty)"
+        # The home's generated acts are one thing to say ("control the home's lights,
+        # blinds and locks"), not thirty: a reply has to be heard to the end.
+        said = [describe(a) for a in acts if a.kind != "device"]
+        types = {d.type for d in self.ctx.settings.devices if d.type != "todo"}
+        kinds = sorted({classes.CLASSES[t].plurals[0] for t in types})
+        if any(a.kind == "device" for a in acts) and kinds:
+            said.append(f"control the home's {human_list(kinds)}")
+        return human_list(said)
 
     # confirmation --------------------------------------------------------
     def ask_confirmation(

@@ -314,11 +314,27 @@ SCRIPT = DeviceClass(
     "script", "script", ("script",), ("scripts",), {"activate": Operation("turn_on")}
 )
 
+# A to-do list: the same verbs as mavend's own lists (mavend/lists/), through Home
+# Assistant's todo services (mavend/home/todo.py); it generates no device act.
+TODO = DeviceClass(
+    "todo",
+    "todo",
+    ("list",),
+    ("lists",),
+    {
+        "add": Operation("add_item", 1, lambda v: {"item": v}),
+        "remove": Operation("remove_item", 2, lambda v: {"item": v}),
+        "tick": Operation("update_item", 4, lambda v: {"item": v, "status": "completed"}),
+        "untick": Operation("update_item", 4, lambda v: {"item": v, "status": "needs_action"}),
+        "read": Operation("get_items"),
+    },
+)
+
 CLASSES: dict[str, DeviceClass] = {
     c.type: c
     for c in (
         LIGHT, SWITCH, PLUG, COVER, VALVE, LOCK, FAN, CLIMATE, PLAYER, VACUUM, SENSOR,
-        BINARY_SENSOR, SCENE, SCRIPT,
+        BINARY_SENSOR, SCENE, SCRIPT, TODO,
     )
 }
 

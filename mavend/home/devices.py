@@ -150,6 +150,8 @@ def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
+    # A to-do list is reached through the list commands (mavend/lists/), not an act.
+    devices = [d for d in devices if d.type != "todo"]
     ops = {op for d in devices for op in device_ops(d)}
     spoken = {n for d in devices for n in (d.name, *d.aliases)}
     # Class words ("the blinds", "the thermostat") for every class but lights, which
@@ -252,6 +254,7 @@ def resolve(
     found = [d for d in devices if word in d.aliases]
     if found:
         return _one_of(found, word, room, here, op)
+    devices = [d for d in devices if d.type != "todo"]
     if word == EVERYTHING:
         return _everything(devices, op, room or here)
     single = _can_first([d for d in devices if word in nouns(d)[0]], op)

@@ -38,9 +38,18 @@ class HaResult:
     body: Any = None
 
 
-def call_service(settings: HomeAssistantSettings, service: str, body: dict[str, Any]) -> HaResult:
+def call_service(
+    settings: HomeAssistantSettings,
+    service: str,
+    body: dict[str, Any],
+    *,
+    return_response: bool = False,
+) -> HaResult:
+    """`POST /api/services/<domain>/<service>`; with `return_response` (a service that
+    answers, like todo.get_items) the body is {"changed_states", "service_response"}."""
     domain, _, name = service.partition(".")
-    return _request(settings, "POST", f"/api/services/{domain}/{name}", body)
+    query = "?return_response" if return_response else ""
+    return _request(settings, "POST", f"/api/services/{domain}/{name}{query}", body)
 
 
 def get_state(settings: HomeAssistantSettings, entity_id: str) -> HaResult:

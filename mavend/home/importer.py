@@ -48,6 +48,7 @@ DOMAIN_TYPES: dict[str, str] = {
     "binary_sensor": "binary_sensor",
     "scene": "scene",
     "script": "script",
+    "todo": "todo",
 }
 PLUG_CLASSES = frozenset({"outlet"})
 # Sensors are many (batteries, signal strengths, energy); the ones people ask about by
@@ -55,7 +56,9 @@ PLUG_CLASSES = frozenset({"outlet"})
 SENSOR_CLASSES = frozenset(classes.QUANTITIES)
 BINARY_CLASSES = frozenset(classes.BINARY_SENSOR.kinds)
 # Types whose supported_features decide what a device can do (classes.supported_ops).
-FEATURED = frozenset({"cover", "valve", "lock", "fan", "climate", "media_player", "vacuum"})
+FEATURED = frozenset(
+    {"cover", "valve", "lock", "fan", "climate", "media_player", "vacuum", "todo"}
+)
 COLOUR_MODES = frozenset({"hs", "xy", "rgb", "rgbw", "rgbww"})
 # supported_color_modes that mean "no brightness" (HA's ColorMode ONOFF and UNKNOWN).
 NOT_DIMMABLE_MODES = frozenset({"onoff", "unknown"})

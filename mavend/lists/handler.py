@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mavend.config import DeviceSpec
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.handlers.confirm import Confirmations
+from mavend.home.todo import HomeList
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
 from mavend.lists.items import clean_text, core_of, make_key
 from mavend.lists.match import find
-from mavend.lists.names import spoken_name
+from mavend.lists.names import DEFAULT_LIST, canonical_name, spoken_name
 from mavend.lists.parse import ListCommand
 
 CLEAR_OP = "lists.clear"
@@ -33,6 +35,9 @@ class ListHandler:
         self.book = ListBook(ctx.store, ctx.tz, clock=ctx.clock)
 
     def command(self, cmd: ListCommand, context: TurnContext | None = None) -> Reply:
+        kept_in_home = self._home_list(cmd.list_name or DEFAULT_LIST)
+        if kept_in_home is not None and cmd.action not in ("lists", "create"):
+            return HomeList(self.ctx.settings, kept_in_home).run(cmd.action, cmd.items)
         try:
             if cmd.action == "add":
                 return self.add(cmd)
@@ -49,6 +54,15 @@ class ListHandler:
         except ListLimitError as exc:
             return Reply(str(exc), Outcome.REFUSED, "limit")
         return Reply(f"I can't do {cmd.action!r} with a list.", Outcome.REFUSED, "bad_input")
+
+    def _home_list(self, name: str) -> DeviceSpec | None:
+        """The Home Assistant to-do list (`[[devices]] type = "todo"`) called `name`."""
+        for device in self.ctx.settings.devices:
+            if device.type == "todo" and name in {
+                canonical_name(n) for n in (device.name, *device.aliases)
+            }:
+                return device
+        return None
 
     # add -----------------------------------------------------------------
     def add(self, cmd: ListCommand) -> Reply:

@@ -65,7 +65,9 @@ _EVERYTHING = frozenset(_ALL_WORDS.split("|"))
 # groceries". The name cannot be "do" ("add x to the to do list" splits at the last "to").
 _REF = (
     r"(?:(?:(?:the|my|our|your|this|that)\s+)?(?:(?!do\s)(?P<name>[a-z0-9'-]+(?:\s+[a-z0-9'-]+)"
-    r"{0,3})\s+)?list|(?:the|my|our)\s+(?P<bare>groceries|grocery|shopping|tasks|to dos|todos))"
+    r"{0,3})\s+)?list|(?:the|my|our)\s+(?P<bare>groceries|grocery|shopping|tasks|to dos|todos|todo"
+    # "the hallway todo": a named to-do list said without "list" (Home Assistant's names)
+    r"|(?:[a-z0-9'-]+\s+){1,2}(?:todo|to-do|todos)))"
 )
 _WHEN = (
     r"(?:\s+(?:right now|now|at the moment|today|for today|this week|for this week|so far|"
