@@ -25,7 +25,8 @@ class RouterSettings:
     llm_enabled: bool = True
     llm_model: str = "qwen2.5-0.5b-instruct-q4_k_m"  # a model name, or a path to a .gguf
     llm_threads: int = Field(default=2, ge=1, le=64)
-    llm_context: int = Field(default=2048, ge=512, le=32768)
+    # 4096: the fixed prompt of a whole home (27 device acts) is ~2,300 tokens (BENCHMARKS).
+    llm_context: int = Field(default=4096, ge=512, le=32768)
     llm_timeout_s: Positive = 3.0
     llm_max_tokens: int = Field(default=96, ge=16, le=1024)
     classifier_model: str = "use-multilingual-int8"

@@ -20,7 +20,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from rapidfuzz import fuzz, process
+
 from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.router import act_words
 from mavend.router.decision import Intent, Source
 
 SYSTEM_TEXT = """\
@@ -28,7 +31,7 @@ You route the transcribed speech of the owner of a private voice assistant. \
 Read the utterance and answer with one JSON object that names its intent.
 
 Intents:
-- {act}: operate this computer right now (media, sound, screen, services) \
+- {act}: operate this computer{home} right now (media, sound, screen, services) \
 with one of the functions below. \
 Set "fn" to the function and fill its args. If no function fits the action, use "fn": "{none}".
 - {reminder}: anything that must happen or be said at a later time: reminders, timers, alarms. \
@@ -188,7 +191,22 @@ def _js(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+# An enum longer than this is not written into the fixed prompt: a home's device names
+# would be repeated in every device act (165 names in 25 acts outgrow any context). The
+# values a request can mean are retrieved and given with it instead (`listed_values`);
+# the grammar still holds the answer to the whole enum.
+MAX_PROMPT_VALUES = 12
+# How many of a long enum's values go with one request.
+RETRIEVED_VALUES = 8
+
+
+def given_with_request(slot: ActSlot) -> bool:
+    return slot.type == "enum" and len(slot.values) > MAX_PROMPT_VALUES
+
+
 def describe_slot(name: str, slot: ActSlot) -> str:
+    if given_with_request(slot):
+        return f"{name}: one of the {name} names given with the request"
     if slot.type == "enum":
         return f"{name}: one of {', '.join(slot.values)}"
     if slot.type == "int":
@@ -199,19 +217,44 @@ def describe_slot(name: str, slot: ActSlot) -> str:
     return f"{name}: text"
 
 
-def describe_act(act: ActSpec) -> str:
+def describe_act(act: ActSpec, shared: frozenset[str] = frozenset()) -> str:
+    """One function line; an arg in `shared` is named here and described once below."""
     line = f"- {act.name}: {act.description or act.name.replace('_', ' ')}"
     if act.slots:
-        line += " (args: " + "; ".join(describe_slot(n, s) for n, s in act.slots.items()) + ")"
+        args = [n if n in shared else describe_slot(n, s) for n, s in act.slots.items()]
+        line += " (args: " + "; ".join(args) + ")"
     return line
 
 
+# An arg that this many functions take alike (the home's `device` and `room`) is
+# described once, under the list, instead of in every line.
+SHARED_ARG_MIN = 3
+
+
+def shared_args(acts: ActsSettings) -> dict[str, ActSlot]:
+    seen: dict[tuple[str, ActSlot], int] = {}
+    for act in acts.allow:
+        for item in act.slots.items():
+            seen[item] = seen.get(item, 0) + 1
+    names = [name for (name, _), n in seen.items() if n >= SHARED_ARG_MIN]
+    return {
+        name: slot
+        for (name, slot), n in seen.items()
+        if n >= SHARED_ARG_MIN and names.count(name) == 1
+    }
+
+
 def system_text(acts: ActsSettings) -> str:
-    functions = "\n".join(
-        [*(describe_act(a) for a in acts.allow), f"- {no_fn(acts)}: nothing in this list fits"]
-    )
+    shared = shared_args(acts)
+    lines = [describe_act(a, frozenset(shared)) for a in acts.allow]
+    lines.append(f"- {no_fn(acts)}: nothing in this list fits")
+    if shared:
+        described = "; ".join(describe_slot(n, s) for n, s in shared.items())
+        lines.append(f"Args several functions take: {described}.")
+    functions = "\n".join(lines)
     labels = {str(i): LABELS[i] for i in Intent}
-    return SYSTEM_TEXT.format(functions=functions, none=no_fn(acts), **labels)
+    home = " or the home's devices" if any(a.kind == "device" for a in acts.allow) else ""
+    return SYSTEM_TEXT.format(functions=functions, none=no_fn(acts), home=home, **labels)
 
 
 def example_fits(example: Example, acts: ActsSettings) -> bool:
@@ -274,8 +317,40 @@ def messages(acts: ActsSettings) -> list[dict[str, str]]:
     return out
 
 
-def user_content(utterance: str, context: str = "") -> str:
-    """The final user turn. Recall goes here, never in the cached system prefix."""
-    if not context:
-        return utterance
-    return f"(memory, may be irrelevant: {context})\n{utterance}"
+def user_content(utterance: str, context: str = "", acts: ActsSettings | None = None) -> str:
+    """The final user turn. Recall and the long enums' likely values go here, never in
+    the cached system prefix."""
+    lines = [f"(memory, may be irrelevant: {context})"] if context else []
+    for name, values in listed_values(utterance, acts).items():
+        if values:
+            lines.append(f"({name} names: {', '.join(values)})")
+        elif name == "device":  # the home's: a request for something not in it is no act
+            lines.append("(device names: none of the home's devices matches these words)")
+    return "\n".join([*lines, utterance])
+
+
+def listed_values(utterance: str, acts: ActsSettings | None) -> dict[str, list[str]]:
+    """Slot name -> the few values of a long enum the words can mean: those sharing a
+    content word with the request, most shared first; a near spelling when none does."""
+    out: dict[str, list[str]] = {}
+    for act in acts.allow if acts is not None else ():
+        for name, slot in act.slots.items():
+            if name not in out and given_with_request(slot):
+                out[name] = retrieve(utterance, slot.values, RETRIEVED_VALUES)
+    return out
+
+
+def retrieve(utterance: str, values: tuple[str, ...], limit: int) -> list[str]:
+    said = act_words.words(utterance) - act_words.GENERIC
+    scored = []
+    for value in values:
+        own = act_words.words(value) - act_words.GENERIC
+        shared = len(own & said)
+        if shared:
+            scored.append((-shared, -int(own <= said), len(own) - shared, value))
+    if scored:
+        return [value for *_, value in sorted(scored)[:limit]]
+    near = process.extract(
+        utterance.lower(), values, scorer=fuzz.partial_ratio, score_cutoff=85, limit=3
+    )
+    return [value for value, _, _ in near]

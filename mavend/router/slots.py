@@ -158,7 +158,7 @@ class SlotExtractor:
             # done) and has_fn stays False; the act handler refuses and lists
             # what is allowed. Nothing is improvised.
             return SlotResult(Slots(text=text))
-        args, question = _act_args(act, text, hints.args)
+        args, question = _act_args(act, text, hints.args, hints.fn_from_model)
         return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
 
     def _model_may_pick(self, act: ActSpec, text: str) -> bool:
@@ -190,7 +190,9 @@ def _match_system(text: str) -> str:
     return best[2] if best else ""
 
 
-def _act_args(act: ActSpec, text: str, hinted: dict[str, str]) -> tuple[dict[str, str], str]:
+def _act_args(
+    act: ActSpec, text: str, hinted: dict[str, str], from_model: bool = False
+) -> tuple[dict[str, str], str]:
     args: dict[str, str] = {}
     for name, slot in act.slots.items():
         hint = hinted.get(name, "")
@@ -203,11 +205,26 @@ def _act_args(act: ActSpec, text: str, hinted: dict[str, str]) -> tuple[dict[str
             if value is not None:
                 args[name] = value
             continue
+        if from_model and act.kind == "device" and name == "device" and not _said(hint, text):
+            # A model's device must be one the words name: "kill the music in the gym" is
+            # not the gym lamp, however the model read it.
+            hint = ""
         value = _slot_value(slot, hint, text)
         if value is None:
             return args, _slot_question(act, name, slot)
         args[name] = value
     return args, ""
+
+
+def _said(value: str, text: str) -> bool:
+    """Every word of `value` is in `text`, or spelt within a letter or two ("speker")."""
+    heard = normalize(text).split()
+    for word in normalize(value).split():
+        if word in heard:
+            continue
+        if len(word) < 4 or not any(fuzz.ratio(word, h) >= 85 for h in heard if len(h) >= 4):
+            return False
+    return True
 
 
 def _slot_value(slot: ActSlot, hint: str, text: str) -> str | None:

@@ -382,7 +382,7 @@ class LlmRouter:
         if not text:
             raise LlmError("empty utterance")
         memory = clean_text(context, MAX_CONTEXT_CHARS)
-        tokens = self._tok(prompt.user_content(text, memory), special=False)
+        tokens = self._tok(prompt.user_content(text, memory, self._acts), special=False)
         if len(tokens) > self._user_budget:
             # Keep the end: the utterance follows the memory block.
             tokens = tokens[-self._user_budget :]

@@ -185,7 +185,7 @@ class RemoteLlm:
         if not text:
             raise LlmError("empty utterance")
         memory = clean_text(context, MAX_CONTEXT_CHARS)
-        user = {"role": "user", "content": prompt.user_content(text, memory)}
+        user = {"role": "user", "content": prompt.user_content(text, memory, self._acts)}
         words = span_words(text)
         body = self._body([*self._messages, user], self._router.llm_max_tokens + FIXED_TOKENS)
         if self._response_format is not None:
