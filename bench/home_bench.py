@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 
 from bench.home_bench_kit import (  # noqa: E402
     HOMES,
+    HOMES_DIR,
     HomeRun,
     RequestResult,
     load_requests,
@@ -146,6 +147,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--request", action="append", default=[], metavar="ID", help="only this id")
     parser.add_argument("--limit", type=int, default=0, metavar="N", help="first N per home")
     parser.add_argument("--progress", action="store_true", help="a line per request on stderr")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=HOMES_DIR,
+        metavar="DIR",
+        help="where <home>.json and <home>.requests.jsonl are (default tests/data/homes)",
+    )
     args = parser.parse_args(list(argv) if argv is not None else None)
     homes = HOMES if args.home == "all" else (args.home,)
 
@@ -159,7 +167,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     runs: list[HomeRun] = []
     with tempfile.TemporaryDirectory(prefix="home-bench-") as tmp:
         for home in homes:
-            requests = load_requests(home)
+            requests = load_requests(home, args.data)
             if args.request:
                 requests = [r for r in requests if r.id in args.request]
             if args.limit:
@@ -170,6 +178,7 @@ def main(argv: Iterable[str] | None = None) -> int:
                     Path(tmp),
                     requests=requests,
                     llm=args.llm,
+                    data_dir=args.data,
                     progress=progress if args.progress else None,
                 )
             )

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from bench.home_bench import main
-from bench.home_bench_kit import HomeRequest, load_requests, run_home
+from bench.home_bench_kit import HOMES_DIR, HomeRequest, load_requests, run_home
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +86,26 @@ def test_the_runner_passes_right_end_states_and_fails_wrong_ones(
 def test_the_command_line_prints_the_table_and_writes_the_raw_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A data folder of one home and two requests, the second expecting what cannot be.
+    data = tmp_path / "homes"
+    data.mkdir()
+    shutil.copy(HOMES_DIR / "flat_small.json", data / "flat_small.json")
+    rows = [json.loads(line) for line in (HOMES_DIR / "flat_small.requests.jsonl").open()]
+    right, wrong = rows[0], {**rows[0], "id": "wrong-1", "expect": {
+        "light.living_room_ceiling_light": {"state": "off"}}}  # fmt: skip
+    (data / "flat_small.requests.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in (right, wrong))
+    )
     out = tmp_path / "home.json"
-    ids = ["flat_small-001", "flat_small-073"]  # a light, and a phrasing not understood
-    argv = ["--home", "flat_small", "--json", str(out), "--show-failures", "5"]
-    assert main([*argv, "--request", ids[0], "--request", ids[1]]) == 0
+    argv = ["--home", "flat_small", "--data", str(data), "--json", str(out), "--show-failures", "5"]
+    assert main(argv) == 0
     printed = capsys.readouterr().out
     [home_line] = [ln for ln in printed.splitlines() if ln.split()[:2] == ["flat_small", "19"]]
     assert home_line.split()[:6] == ["flat_small", "19", "19", "2", "1/2", "50%"]
-    assert "FAIL flat_small-073 [cover/area] 'close everything on the windows in" in printed
+    assert f"FAIL wrong-1 [light/command] {right['text']!r}" in printed
     raw = json.loads(out.read_text())
-    assert [(r["id"], r["passed"]) for r in raw["results"]] == [(ids[0], True), (ids[1], False)]
+    assert [(r["id"], r["passed"]) for r in raw["results"]] == [
+        (right["id"], True),
+        ("wrong-1", False),
+    ]
     assert raw["homes"]["flat_small"]["devices"] == 19 and raw["llm"] is False

@@ -364,7 +364,9 @@ def test_every_one_of_a_kind_is_acted_on_and_counted(home: Home) -> None:
         home.standin.states[fan]["state"] = "on"
     reply = home.say("turn off all the fans")
     assert home.state("fan.loft_fan") == home.state("fan.study_fan") == "off"
-    assert reply.text == "All 2 fans are off."
+    assert reply.text == "The loft fan and the study fan are off."
+    home.say("close the windows")  # what covers a window; the window sensor can't close
+    assert home.state("cover.den_curtains") == home.state("cover.study_shutters") == "closed"
     closed = home.say("close all the curtains")
     # The old gate is a cover too, but no curtain: it is never sent anything.
     assert home.state("cover.den_curtains") == "closed"
@@ -421,3 +423,27 @@ def test_a_refused_to_do_call_is_one_sentence(home: Home) -> None:
     assert reply.outcome == Outcome.FAILED
     assert reply.text == "Home Assistant refused the request (400), so nothing was done."
     assert ("sweep the porch", "needs_action") not in items(home)
+
+
+def test_which_of_a_kind_are_in_a_state_is_read_from_each(home: Home) -> None:
+    home.standin.states["fan.loft_fan"]["state"] = "on"
+    assert home.say("which fans are on").text == "The loft fan is on."
+    home.standin.states["fan.study_fan"]["state"] = "on"
+    assert home.say("are any of the fans on").text == "The loft fan and the study fan are on."
+    assert home.say("is any door unlocked").text == "No: the side door is locked."
+    assert home.standin.calls == []  # read with GET /api/states/<id>: no service called
+
+
+def test_many_of_a_kind_are_counted_a_few_named() -> None:
+    from mavend.home.devices import resolve
+
+    table = "".join(
+        f'[[devices]]\nname = "kitchen blind {n}"\nroom = "kitchen"\ntype = "cover"\n'
+        f'device_class = "blind"\nhomeassistant = "cover.b{n}"\n'
+        for n in range(5)
+    )
+    devices = parse_settings(table).devices
+    many = resolve(devices, "device_close", {"device": "blinds", "room": "kitchen"}, "")
+    assert len(many.devices) == 5 and many.group == "all 5 blinds in the kitchen"
+    few = resolve(devices[:3], "device_close", {"device": "blinds"}, "kitchen")
+    assert len(few.devices) == 3 and few.group == ""  # named one by one in the reply

@@ -177,10 +177,12 @@ COVER = DeviceClass(
     ("covers",),
     _positioned("cover"),
     kinds={
-        "blind": (("blind", "shade", "blinds", "shades"), ("blinds", "shades")),
-        "shade": (("shade", "blind", "shades", "blinds"), ("shades", "blinds")),
-        "shutter": (("shutter", "shutters"), ("shutters",)),
-        "curtain": (("curtain", "curtains", "drapes"), ("curtains", "drapes")),
+        # What covers a window is what "close the windows" can close (a window sensor
+        # cannot, and is left out by what it can do: devices._can_first).
+        "blind": (("blind", "shade", "blinds", "shades"), ("blinds", "shades", "windows")),
+        "shade": (("shade", "blind", "shades", "blinds"), ("shades", "blinds", "windows")),
+        "shutter": (("shutter", "shutters"), ("shutters", "windows")),
+        "curtain": (("curtain", "curtains", "drapes"), ("curtains", "drapes", "windows")),
         "awning": (("awning",), ("awnings",)),
         "garage": (("garage door", "garage"), ("garage doors",)),
         "gate": (("gate",), ("gates",)),

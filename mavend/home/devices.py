@@ -50,6 +50,7 @@ OPERATIONS = {
     "device_dock": "dock",
     "device_activate": "activate",
     "device_read": "read",
+    "device_which": "state",
 }
 FIXED_VALUES = {
     "device_on": "",
@@ -65,6 +66,7 @@ VALUE_SLOTS = {  # act -> the slot holding its value
     "device_mode": "mode",
     "device_colour": "colour",
     "device_read": "quantity",
+    "device_which": "state",
 }
 DESCRIPTIONS = {
     "device_on": "turn on a device: a light, a plug, a fan, the heating, a speaker",
@@ -94,8 +96,20 @@ DESCRIPTIONS = {
     "device_dock": "send a robot vacuum back to its dock",
     "device_activate": "activate a scene or run a script",
     "device_read": "read a temperature or humidity in a room from its sensor or thermostat",
+    "device_which": "say which devices of a kind are on, open, locked: which lights are on",
 }
 DESTRUCTIVE = frozenset({"device_unlock"})
+# The states "which lights are on" asks about, and the states (as classes.describe says
+# them) each one means.
+WHICH_STATES: dict[str, tuple[str, ...]] = {
+    "on": ("on",),
+    "off": ("off",),
+    "open": ("open", "opening"),
+    "closed": ("closed", "closing"),
+    "locked": ("locked",),
+    "unlocked": ("unlocked", "open", "jammed"),
+    "playing": ("playing",),
+}
 # Home Assistant's HVAC modes (climate docs), said as people say them.
 HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
 EVERYTHING = "everything"  # "turn off everything in the kitchen"
@@ -169,6 +183,7 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         "mode": ActSlot(type="enum", values=HVAC_MODES),
         "colour": ActSlot(type="enum", values=(*classes.COLOURS, *classes.WHITES)),
         "quantity": ActSlot(type="enum", values=classes.QUANTITIES),
+        "state": ActSlot(type="enum", values=tuple(WHICH_STATES)),
     }
     slots: dict[str, dict[str, ActSlot]] = {}
     for name, op in OPERATIONS.items():
@@ -189,6 +204,12 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         value = VALUE_SLOTS.get(name)
         if name == "device_read":
             slots[name] = {"quantity": values["quantity"], **room}
+            continue
+        if name == "device_which":
+            # Its own `kind` list, lights included: "turn on the lights" stays lights_on.
+            kinds = sorted({w for d in devices for ws in nouns(d) for w in ws})
+            kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
+            slots[name] = {**kind, "state": values["state"], **room}
             continue
         slots[name] = {**device, **({value: values[value]} if value else {}), **room}
     return tuple(
@@ -245,6 +266,14 @@ def resolve(
         return _room_lights(devices, room or here)
     if op_act == "device_read":
         return _readers(devices, args.get("quantity", ""), room or here)
+    if op_act == "device_which":
+        kind = args.get("kind", "")
+        found = [d for d in devices if kind in (*nouns(d)[0], *nouns(d)[1]) and d.type != "todo"]
+        found = [d for d in found if d.room == room] if room else found
+        if not found:
+            place = f" in the {room}" if room else ""
+            return Resolution(refusal=f"There are no {kind}{place} that I know of.")
+        return Resolution(devices=tuple(found), group=kind)
     word = args.get("device", "")
     named = [d for d in devices if d.name == word]
     if not named and room and (joined := [d for d in devices if d.name == f"{room} {word}"]):
@@ -306,9 +335,10 @@ def _all_of(found: list[DeviceSpec], word: str, room: str, here: str, op: str) -
         found = [d for d in found if d.room == where]
         if not found:
             return Resolution(refusal=f"There are no {word} in the {where} that I know of.")
-    # "All 3 blinds in the kitchen are closed.": how many, said.
+    # A few are named ("The study shutters and the den curtains are closed."), more are
+    # counted ("All 5 blinds in the kitchen are closed.").
     group = f"all {len(found)} {word}" + (f" in the {where}" if where else "")
-    return _able(op, tuple(found), word, group if len(found) > 1 else "")
+    return _able(op, tuple(found), word, group if len(found) > 3 else "")
 
 
 def _everything(devices: Sequence[DeviceSpec], op: str, room: str) -> Resolution:
@@ -319,7 +349,7 @@ def _everything(devices: Sequence[DeviceSpec], op: str, room: str) -> Resolution
     if not able:
         return Resolution(refusal=f"There's nothing in the {room} I can do that to.")
     # A few are named ("The den lamp and the den tv are off."), more are counted.
-    group = f"all {len(able)} devices in the {room}" if len(able) > 4 else ""
+    group = f"all {len(able)} devices in the {room}" if len(able) > 3 else ""
     return Resolution(devices=able, group=group)
 
 

@@ -67,7 +67,7 @@ def _unconfirmed(op: str, silent: Sequence[DeviceOutcome]) -> str:
     said = [o for o in silent if o.said]
     if said:  # it answered, in another state: a jammed lock, a cover stopped half-way
         return "I sent it, but " + human_list(
-            [f"the {o.device.name} {_be(o.device)} {o.said}" for o in said]
+            [f"the {o.device.name} {be(o.device)} {o.said}" for o in said]
         ) + ("." if len(said) == len(silent) else f"; {subject(silent)} didn't confirm.")
     return f"I sent it, but {subject(silent)} didn't confirm."
 
@@ -78,7 +78,7 @@ _SIMPLE = frozenset({"light", "plug", "switch"})
 
 def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> str:
     if op == "state":
-        said = [f"the {o.device.name} {_be(o.device)} {o.said or _state(o.state)}" for o in ok]
+        said = [f"the {o.device.name} {be(o.device)} {o.said or _state(o.state)}" for o in ok]
         return _capital(human_list(said)) + "."
     if op == "read":
         first = ok[0]
@@ -87,7 +87,7 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
     if op == "activate":
         return _capital(human_list([f"the {o.device.name} is on" for o in ok])) + "."
     who = group or subject(ok)
-    verb = "are" if group or len(ok) > 1 else _be(ok[0].device)
+    verb = "are" if group or len(ok) > 1 else be(ok[0].device)
     simple = all(o.device.type in _SIMPLE for o in ok) and op in ("on", "off", "set")
     if simple and op == "set" and int(value or 0):
         return f"{_capital(who)} {verb} at {value} percent."
@@ -96,11 +96,11 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
     states = {o.said for o in ok}
     if len(states) == 1 and (said := states.pop()):
         return f"{_capital(who)} {verb} {said}."
-    each = [f"the {o.device.name} {_be(o.device)} {o.said or 'done'}" for o in ok]
+    each = [f"the {o.device.name} {be(o.device)} {o.said or 'done'}" for o in ok]
     return _capital(human_list(each)) + "."
 
 
-def _be(device: DeviceSpec) -> str:
+def be(device: DeviceSpec) -> str:
     """ "The blinds are", "the lamp is": a name ending in its class's plural word."""
     plurals = classes.CLASSES[device.type].words(device.device_class)[1]
     return "are" if device.name.rsplit(" ", 1)[-1] in plurals else "is"

@@ -21,8 +21,15 @@ from mavend.config import ActSpec, DeviceSpec, Settings
 from mavend.handlers.common import Outcome, Reply
 from mavend.home import classes, mqtt, templates
 from mavend.home import homeassistant as ha
-from mavend.home.devices import FIXED_VALUES, OPERATIONS, VALUE_SLOTS, effective_op, resolve
-from mavend.home.feedback import DeviceOutcome, failure_sentence, summary
+from mavend.home.devices import (
+    FIXED_VALUES,
+    OPERATIONS,
+    VALUE_SLOTS,
+    WHICH_STATES,
+    effective_op,
+    resolve,
+)
+from mavend.home.feedback import DeviceOutcome, be, failure_sentence, summary
 from mavend.home.feedback import subject as subject_of
 
 log = logging.getLogger(__name__)
@@ -110,7 +117,10 @@ class HomeActs:
             ),
         ]
         said_op = ops[found.devices[0].name] if len(set(ops.values())) == 1 else op
-        reply = summary(said_op, value, outcomes, found.group, self._sentence)
+        if act.name == "device_which":
+            reply = which(found.group, args.get("state", ""), args.get("room", ""), outcomes)
+        else:
+            reply = summary(said_op, value, outcomes, found.group, self._sentence)
         failed = next((o for o in outcomes if o.error), None)
         if failed is not None:
             log.warning("act %s: %s (%s)", act.name, failed.error, failed.detail)
@@ -140,6 +150,7 @@ class HomeActs:
                 d,
                 confirmed=d.mqtt in result.confirmed,
                 state=z2m_state(result.states.get(d.mqtt)),
+                said=_z2m_said(z2m_state(result.states.get(d.mqtt))),
                 error=result.error,
                 detail=result.detail,
                 published=result.published,
@@ -210,6 +221,39 @@ def _said(device: DeviceSpec, op: str, state: Mapping[str, Any] | None) -> str:
         now = (state.get("attributes") or {}).get("current_temperature")
         return f"{now:g} degrees" if _number(now) else "unknown"
     return classes.describe(device.type, device.device_class, state)
+
+
+def _z2m_said(state: Mapping[str, Any] | None) -> str:
+    if not state:
+        return ""
+    if state["on"] and state.get("level") is not None:
+        return f"on, at {state['level']} percent"
+    return "on" if state["on"] else "off"
+
+
+def which(kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome]) -> Reply:
+    """ "Which lights are on": the devices of that kind in that state, read from each."""
+    states = WHICH_STATES.get(wanted, (wanted,))
+    read = [o for o in outcomes if o.confirmed and o.said]
+    unread = [o for o in outcomes if not (o.confirmed and o.said)]
+    matched = [o for o in read if o.said.split(",")[0].split(" ")[0] in states]
+    place = f" in the {room}" if room else ""
+    if matched:
+        names = subject_of(matched)
+        verb = be(matched[0].device) if len(matched) == 1 else "are"
+        text = f"{_capital(names)} {verb} {wanted}{place}." if len(matched) <= 6 else (
+            f"{len(matched)} of the {len(outcomes)} {kind}{place} are {wanted}."
+        )
+    elif len(read) == 1:
+        text = f"No: {subject_of(read)} {be(read[0].device)} {read[0].said}."
+    else:
+        text = f"None of the {kind}{place} are {wanted}." if read else ""
+    if unread:
+        text = (text + f" I couldn't read {subject_of(unread)}.").strip()
+    data = {"matched": [o.device.name for o in matched], "unread": [o.device.name for o in unread]}
+    if unread and not read:
+        return Reply(text, Outcome.FAILED, "unconfirmed", data)
+    return Reply(text, data=data)
 
 
 def _capital(text: str) -> str:
