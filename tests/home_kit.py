@@ -196,13 +196,16 @@ class Z2mDevices:
     """Zigbee2MQTT devices: answer a /set or /get on their state topic, as Z2M does.
 
     `silent`: friendly names that never answer. `on_command`: called with each
-    command before the device answers (a test kills the broker there)."""
+    command before the device answers (a test kills the broker there). `react`: per
+    friendly name, what a /set payload makes the device report (a cover told OPEN
+    reports its position too); by default the payload is taken as the new state."""
 
     port: int
     silent: set[str] = field(default_factory=set)
     states: dict[str, dict[str, Any]] = field(default_factory=dict)
     on_command: Any = None
     client: paho.Client | None = None
+    react: dict[str, Any] = field(default_factory=dict)
 
     def __enter__(self) -> Z2mDevices:
         self.client = _connected(self.port, "test-z2m")
@@ -226,7 +229,8 @@ class Z2mDevices:
             return
         state = self.states.setdefault(name, {"state": "OFF", "brightness": 254})
         if verb == "set":
-            state.update(json.loads(message.payload))
+            payload = json.loads(message.payload)
+            state.update(self.react[name](payload) if name in self.react else payload)
         client.publish(f"zigbee2mqtt/{name}", json.dumps(state))
 
 

@@ -86,7 +86,7 @@ class DeviceSpec:
         if self.mqtt and not cls.mqtt:
             raise ValueError(
                 f"a {self.type} is reached through Home Assistant (`homeassistant`); "
-                "over MQTT only lights, plugs and switches"
+                "over MQTT (Zigbee2MQTT) only lights, plugs, switches, covers and locks"
             )
         if unknown := [op for op in self.supports if op not in cls.ops]:
             raise ValueError(

@@ -176,6 +176,7 @@ COVER = DeviceClass(
     ("cover",),
     ("covers",),
     _positioned("cover"),
+    mqtt=True,
     kinds={
         # What covers a window is what "close the windows" can close (a window sensor
         # cannot, and is left out by what it can do: devices._can_first).
@@ -209,6 +210,7 @@ LOCK = DeviceClass(
         "unlock": Operation("unlock", reached=_state_is("unlocked", "unlocking", "open")),
         "state": Operation(""),
     },
+    mqtt=True,
 )
 FAN = DeviceClass(
     "fan",

@@ -19,7 +19,7 @@ from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
 from mavend.handlers.common import Outcome, Reply
-from mavend.home import classes, mqtt, templates
+from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
 from mavend.home.devices import (
     FIXED_VALUES,
@@ -140,17 +140,18 @@ class HomeActs:
         if not devices:
             return []
         level = int(value) if op == "set" else None
-        messages = [z2m_message(d, op, level, value) for d in devices]
+        ops = {d.mqtt: effective_op(d, op) or op for d in devices}
+        messages = [z2m.message(d, ops[d.mqtt], level, value) for d in devices]
         for message in messages:
             sent.add("mqtt", message.topic, message.payload)
-        watches = {d.mqtt: z2m_check(op, level) for d in devices}
+        watches = {d.mqtt: z2m.check(d, ops[d.mqtt], level, value) for d in devices}
         result = mqtt.publish(self.settings.mqtt, messages, watches)
         return [
             DeviceOutcome(
                 d,
                 confirmed=d.mqtt in result.confirmed,
-                state=z2m_state(result.states.get(d.mqtt)),
-                said=_z2m_said(z2m_state(result.states.get(d.mqtt))),
+                state=z2m.light_state(result.states.get(d.mqtt)),
+                said=z2m.said(d, result.states.get(d.mqtt)),
                 error=result.error,
                 detail=result.detail,
                 published=result.published,
@@ -223,14 +224,6 @@ def _said(device: DeviceSpec, op: str, state: Mapping[str, Any] | None) -> str:
     return classes.describe(device.type, device.device_class, state)
 
 
-def _z2m_said(state: Mapping[str, Any] | None) -> str:
-    if not state:
-        return ""
-    if state["on"] and state.get("level") is not None:
-        return f"on, at {state['level']} percent"
-    return "on" if state["on"] else "off"
-
-
 def which(kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome]) -> Reply:
     """ "Which lights are on": the devices of that kind in that state, read from each."""
     states = WHICH_STATES.get(wanted, (wanted,))
@@ -260,41 +253,6 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-# Zigbee2MQTT: commands to <topic>/set, reads to <topic>/get, state on <topic> -------
-Z2M_BRIGHTNESS = 254  # Zigbee2MQTT's brightness scale: 0-254
-
-
-def z2m_message(device: DeviceSpec, op: str, level: int | None, value: str = "") -> mqtt.Message:
-    if op == "state":
-        return mqtt.Message(f"{device.mqtt}/get", templates.json_text({"state": ""}))
-    on = op in ("on", "colour") or (level or 0) > 0
-    body: dict[str, Any] = {"state": "ON" if on else "OFF"}
-    if op == "set" and level:
-        body["brightness"] = round(level * Z2M_BRIGHTNESS / 100)
-    if op == "colour" and value in classes.WHITES:  # Zigbee2MQTT: colour temperature in mired
-        body["color_temp"] = round(1_000_000 / classes.WHITES[value])
-    elif op == "colour":
-        body["color"] = {"hex": "#{:02x}{:02x}{:02x}".format(*classes.COLOURS[value])}
-    return mqtt.Message(f"{device.mqtt}/set", templates.json_text(body), qos=1)
-
-
-def z2m_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """{"on": bool, "level": percent or None} from a Zigbee2MQTT state message."""
-    if not state or not isinstance(state.get("state"), str):
-        return None
-    brightness = state.get("brightness")
-    level = round(brightness * 100 / Z2M_BRIGHTNESS) if _number(brightness) else None
-    return {"on": state["state"].upper() == "ON", "level": level}
-
-
-def z2m_check(op: str, level: int | None):
-    def check(state: Mapping[str, Any]) -> bool:
-        seen = z2m_state(state)
-        return seen is not None and state_matches(op, level, seen)
-
-    return check
-
-
 # Home Assistant: services from mavend/home/classes.py; lights' state as {on, level} -------
 def ha_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not state or state.get("state") not in ("on", "off"):
@@ -302,18 +260,6 @@ def ha_state(state: Mapping[str, Any] | None) -> dict[str, Any] | None:
     brightness = (state.get("attributes") or {}).get("brightness")
     level = round(brightness * 100 / 255) if _number(brightness) else None
     return {"on": state["state"] == "on", "level": level}
-
-
-def state_matches(op: str, level: int | None, seen: Mapping[str, Any]) -> bool:
-    if op == "state":
-        return True
-    want_on = op in ("on", "colour") or (op == "set" and (level or 0) > 0)
-    if seen["on"] != want_on:
-        return False
-    # A light reports brightness on its own scale: within 2 percent is the level asked for.
-    return not (
-        op == "set" and level and seen["level"] is not None and abs(seen["level"] - level) > 2
-    )
 
 
 def _number(value: object) -> bool:
