@@ -447,3 +447,44 @@ def test_many_of_a_kind_are_counted_a_few_named() -> None:
     assert len(many.devices) == 5 and many.group == "all 5 blinds in the kitchen"
     few = resolve(devices[:3], "device_close", {"device": "blinds"}, "kitchen")
     assert len(few.devices) == 3 and few.group == ""  # named one by one in the reply
+
+
+def test_a_spoken_request_locks_the_side_door(
+    tmp_path: Path, standin: StandIn, private_dirs: Path
+) -> None:
+    """Speech, not text (espeak-ng, wake word, endpointing, Whisper: `mavend listen
+    --audio-file`), then the router, the lock class and Home Assistant's service."""
+    import json as json_
+    import os
+    import subprocess
+    import sys
+
+    from tests.audio_fixtures import command_clip, write_wav
+    from tests.conftest import require_model
+
+    for name in ("openwakeword", "silero-vad", "whisper-tiny.en"):
+        require_model(name)
+    clip = write_wav(
+        tmp_path / "lock.wav",
+        command_clip("lock the side door", voice="en-us+f3", speed=160),
+    )
+    standin.states["lock.side_door"]["state"] = "unlocked"
+    token = tmp_path / "ha-token"
+    token.write_text(standin.token + "\n")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
+        "[router]\nllm_enabled = false\n" + TABLE
+    )
+    mavend = Path(sys.executable).parent / "mavend"
+    heard = subprocess.run(
+        [str(mavend), "--config", str(config), "listen", "--json", "--audio-file", str(clip)],
+        capture_output=True, text=True, timeout=180, env=os.environ.copy(),
+    )  # fmt: skip
+    assert heard.returncode == 0, heard.stderr
+    replies = [
+        json_.loads(line)["text"] for line in heard.stdout.splitlines() if '"event": "reply"' in line
+    ]
+    assert replies == ["The side door is locked."], heard.stdout
+    assert standin.states["lock.side_door"]["state"] == "locked"
+    assert standin.calls == [("lock", "lock", {"entity_id": "lock.side_door"})]
