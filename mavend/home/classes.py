@@ -259,8 +259,8 @@ CLIMATE = DeviceClass(
 PLAYER = DeviceClass(
     "media_player",
     "media_player",
-    ("speaker", "tv", "television", "player", "stereo"),
-    ("speakers", "tvs"),
+    ("player", "media player"),
+    ("players", "media players"),
     {
         "on": Operation("turn_on", 128, reached=lambda s, v: s.get("state") != "off"),
         "off": Operation("turn_off", 256, reached=_state_is("off")),
@@ -282,6 +282,13 @@ PLAYER = DeviceClass(
             lambda s, v: _attr(s, "is_volume_muted") is (v == "on"),
         ),
         "state": Operation(""),
+    },
+    # A speaker is not "the tv": Home Assistant's device_class says which (a name ending
+    # in "tv" or "speaker" says it too: devices.nouns).
+    kinds={
+        "speaker": (("speaker", "stereo"), ("speakers",)),
+        "tv": (("tv", "television", "telly"), ("tvs", "televisions")),
+        "receiver": (("receiver", "stereo", "amp"), ("receivers",)),
     },
 )
 VACUUM = DeviceClass(

@@ -113,6 +113,12 @@ WHICH_STATES: dict[str, tuple[str, ...]] = {
 # Home Assistant's HVAC modes (climate docs), said as people say them.
 HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
 EVERYTHING = "everything"  # "turn off everything in the kitchen"
+# Said for the whole home ("all the lights in the house"): an optional `scope` slot, so a
+# plural without a room means every room, not this one.
+WHOLE_HOME = (
+    "in the house", "in the home", "in the flat", "in the apartment", "in the whole house",
+    "around the house", "throughout the house", "all over the house", "everywhere",
+)  # fmt: skip
 
 
 def device_ops(device: DeviceSpec) -> tuple[str, ...]:
@@ -175,6 +181,7 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         spoken.add(EVERYTHING)
     rooms = sorted({d.room for d in devices if d.room})
     room = {"room": ActSlot(type="enum", values=tuple(rooms), optional=True)} if rooms else {}
+    room["scope"] = ActSlot(type="enum", values=WHOLE_HOME, optional=True)
     device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
     values = {
         "brightness": ActSlot(type="int", min=0, max=100),
@@ -262,13 +269,21 @@ def resolve(
     """The devices a checked request means. `here`: the turn's room, "" if unknown."""
     room = args.get("room", "")
     op = OPERATIONS[op_act]
+    if args.get("scope"):  # "... in the house": every room's, whatever room this is
+        here = ""
     if op_act in ("lights_on", "lights_off"):
+        if args.get("scope") and not room:
+            lights = tuple(d for d in devices if d.type == "light")
+            return Resolution(devices=lights, group=f"all {len(lights)} lights" if len(lights) > 3 else "")
         return _room_lights(devices, room or here)
     if op_act == "device_read":
         return _readers(devices, args.get("quantity", ""), room or here)
     if op_act == "device_which":
         kind = args.get("kind", "")
         found = [d for d in devices if kind in (*nouns(d)[0], *nouns(d)[1]) and d.type != "todo"]
+        # "Which windows are open" asks the window sensors, not the blinds covering them.
+        sensed = [d for d in found if d.type == "binary_sensor"]
+        found = sensed or found
         found = [d for d in found if d.room == room] if room else found
         if not found:
             place = f" in the {room}" if room else ""
@@ -280,16 +295,18 @@ def resolve(
         named = joined  # "the bedroom fan" heard as the room and the fan
     if named:  # names are unique: "the study lamp" is that one, whatever the room
         return _able(op, tuple(named), word)
-    found = [d for d in devices if word in d.aliases]
-    if found:
-        return _one_of(found, word, room, here, op)
     devices = [d for d in devices if d.type != "todo"]
     if word == EVERYTHING:
         return _everything(devices, op, room or here)
-    single = _can_first([d for d in devices if word in nouns(d)[0]], op)
+    # A plural kind ("the blinds") is every one of them, even where it is also each one's
+    # alias (an imported "kitchen blinds" is "blinds" in its room).
     plural = _can_first([d for d in devices if word in nouns(d)[1]], op)
     if plural:
         return _all_of(plural, word, room, here, op)
+    found = [d for d in devices if word in d.aliases]
+    if found:
+        return _one_of(found, word, room, here, op)
+    single = _can_first([d for d in devices if word in nouns(d)[0]], op)
     return _one_of(single, word, room, here, op)
 
 

@@ -80,6 +80,8 @@ def canonical_name(said: str) -> str | None:
         return SHOPPING
     if name in _TODO_NAMES:
         return TODO
+    # "the hallway to do list" is the hallway todo list: "to" inside it is no misparse.
+    name = re.sub(r"\bto[ -]do(s?)$", r"todo\1", name)
     words = name.split()
     if len(name) > MAX_NAME_CHARS or len(words) > MAX_NAME_WORDS:
         return None
