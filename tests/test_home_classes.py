@@ -252,6 +252,7 @@ def test_a_lock_locks_and_unlocks_only_after_a_yes(home: Home) -> None:
     assert home.state("lock.side_door") == "locked"
     asked = home.say("unlock the side door")
     assert asked.outcome == Outcome.CONFIRM and home.state("lock.side_door") == "locked"
+    assert asked.text.startswith("Do you want me to unlock the side door?")
     # Another room's "yes" does not open the door; the asking session's does.
     home.say("yes", session="satellite:garden")
     assert home.state("lock.side_door") == "locked"

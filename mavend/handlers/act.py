@@ -324,11 +324,15 @@ class ActHandler:
         self, act: ActSpec, args: Mapping[str, str], here: str = "", *, session: str = ""
     ) -> Reply:
         target = f" {' '.join(args.values())}" if args else ""
+        question = f"Do you want me to {describe(act)}{target}?"
+        if act.kind == "device" and args.get("device"):  # "Do you want me to unlock the side door?"
+            verb = describe(act).split(" ")[0]
+            question = f"Do you want me to {verb} the {args['device']}?"
         return self.confirm.ask(
             session,
             "act",
             {"act": act.name, "args": dict(args)},
-            f"Do you want me to {describe(act)}{target}?",
+            question,
             room=here,
             data={"act": act.name, "args": dict(args)},
         )
