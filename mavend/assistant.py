@@ -34,6 +34,7 @@ from mavend.handlers import (
 )
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op
+from mavend.home.devices import chosen
 from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory
@@ -52,6 +53,7 @@ YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
 LIST_FOCUS = "list_focus:"  # + session: the list just added to
+DEVICE_CHOICE = "device_choice:"  # + session: a "Which fan?" question's devices
 _JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
 
 
@@ -179,6 +181,10 @@ class Assistant:
         if confirmed is not None:
             self.conversation.remember(session, confirmed[0], said)
             return confirmed
+        chose = self._device_choice(utterance, said, session, context)
+        if chose is not None:  # "the study one", after "Which fan: ...?"
+            self.conversation.remember(session, chose[0], said)
+            return chose
         withdrawn = self._withdrawn(utterance)
         if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
             self.conversation.remember(session, withdrawn, said)
@@ -218,6 +224,7 @@ class Assistant:
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
             return decision, self.handler.forget.command(forget, context)
         decision, reply, continued = self._routed(utterance, said, session, context)
+        self._device_question(session, reply)
         rebuilt = continued.text if continued is not None else ""
         self.conversation.remember(session, decision, said, rebuilt=rebuilt)
         return decision, reply
@@ -298,6 +305,38 @@ class Assistant:
             )
         intent, reply = self.handler.confirmed(pending)
         return replace(decision, intent=intent), reply
+
+    def _device_question(self, session: str, reply: Reply) -> None:
+        """After "Which fan: the one in the loft or the study?", what the answer picks
+        from, for the continuation window."""
+        data = reply.data if isinstance(reply.data, dict) else {}
+        if reply.outcome == Outcome.ASKED and data.get("choices") and data.get("act"):
+            expires = self.ctx.now().timestamp() + self.settings.conversation.continuation_s
+            self.ctx.session.put(DEVICE_CHOICE + session, data, expires_ts=expires)
+
+    def _device_choice(
+        self, utterance: str, said: str, session: str, context: TurnContext
+    ) -> tuple[Decision, Reply] | None:
+        """The answer to this session's "Which fan?": the act again, on the one it names.
+        Any other turn drops the question."""
+        asked = self.ctx.session.pop(DEVICE_CHOICE + session)
+        if not isinstance(asked, dict):
+            return None
+        name = chosen(asked.get("choices") or [], said)
+        if not name:
+            return None
+        args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
+        decision = Decision(
+            utterance=utterance,
+            stage=Stage.GRAMMAR,
+            intent=Intent.ACT,
+            confidence=1.0,
+            slots=Slots(
+                fn=str(asked["act"]), args={**args, "device": name}, has_fn=True, text=said
+            ),
+            decided_by="choice",
+        )
+        return decision, self.handler.handle(decision, context)
 
     def _more_items(self, said: str, utterance: str, session: str) -> ListCommand | None:
         """"and bread" right after an add to a list: more for that list."""

@@ -489,3 +489,19 @@ def test_a_spoken_request_locks_the_side_door(
     assert replies == ["The side door is locked."], heard.stdout
     assert standin.states["lock.side_door"]["state"] == "locked"
     assert standin.calls == [("lock", "lock", {"entity_id": "lock.side_door"})]
+
+
+def test_the_answer_to_which_fan_runs_it_on_that_one(home: Home) -> None:
+    assert home.say("turn on the fan").outcome == Outcome.ASKED
+    assert home.say("the study one").text == "The study fan is on at 100 percent."
+    assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("on", "off")
+    assert home.say("turn off the fan").outcome == Outcome.ASKED
+    assert home.say("in the study").text == "The study fan is off."
+    assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("off", "off")
+    # An answer from another session does not take the question; another turn drops it.
+    home.say("turn on the fan")
+    home.say("the loft one", session="satellite:garden")
+    assert home.state("fan.loft_fan") == "off"
+    home.say("what time is it")
+    home.say("the loft one")
+    assert home.state("fan.loft_fan") == "off"

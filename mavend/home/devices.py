@@ -13,7 +13,7 @@ words leave it open, and asks when they stay ambiguous.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec, ActsSettings, DeviceSpec
@@ -261,6 +261,7 @@ class Resolution:
     refusal: str = ""  # set when nothing fits (no lamp in the garage)
     group: str = ""  # "the kitchen lights": how to name a room's lights in the reply
     skipped: tuple[DeviceSpec, ...] = ()  # meant, but cannot do it (a lamp asked to open)
+    choices: tuple[DeviceSpec, ...] = ()  # what `question` asks between
 
 
 def resolve(
@@ -274,7 +275,8 @@ def resolve(
     if op_act in ("lights_on", "lights_off"):
         if args.get("scope") and not room:
             lights = tuple(d for d in devices if d.type == "light")
-            return Resolution(devices=lights, group=f"all {len(lights)} lights" if len(lights) > 3 else "")
+            group = f"all {len(lights)} lights" if len(lights) > 3 else ""
+            return Resolution(devices=lights, group=group)
         return _room_lights(devices, room or here)
     if op_act == "device_read":
         return _readers(devices, args.get("quantity", ""), room or here)
@@ -330,10 +332,11 @@ def _one_of(
     elif len(found) > 1:
         local = [d for d in found if here and d.room == here]
         if not local:
-            return Resolution(question=_which(word, found))
+            return Resolution(question=_which(word, found), choices=tuple(found))
         found = local
     if len(found) > 1:  # two of that kind in the one room: which?
-        return Resolution(question=f"Which {word}: the {_or(sorted(d.name for d in found))}?")
+        names = _or(sorted(d.name for d in found))
+        return Resolution(question=f"Which {word}: the {names}?", choices=tuple(found))
     return _able(op, tuple(found), word)
 
 
@@ -440,3 +443,13 @@ def _room_lights(devices: Sequence[DeviceSpec], room: str) -> Resolution:
     if not here:
         return Resolution(refusal=f"There are no lights in the {room} that I know of.")
     return Resolution(devices=here, group=f"the {room} lights" if len(here) > 1 else "")
+
+
+def chosen(choices: Sequence[Mapping[str, str]], said: str) -> str:
+    """The one device of a "Which fan?" question the answer names, by its name or its room
+    ("the study one", "the one in the loft", "loft"), or "" when it names none or two."""
+    words = f" {' '.join(said.lower().split())} "
+    named = [c for c in choices if f" {c['name']} " in words]
+    if len(named) != 1:
+        named = [c for c in choices if c.get("room") and f" {c['room']} " in words]
+    return named[0]["name"] if len(named) == 1 else ""

@@ -102,7 +102,9 @@ class HomeActs:
             return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
         found = resolve(self.settings.devices, act.name, args, here)
         if found.question:
-            return HomeRun(Reply(found.question, Outcome.ASKED, data={"act": act.name}))
+            choices = [{"name": d.name, "room": d.room} for d in found.choices]
+            data = {"act": act.name, "args": dict(args), "choices": choices}
+            return HomeRun(Reply(found.question, Outcome.ASKED, data=data))
         if found.refusal:
             return HomeRun(Reply(found.refusal, Outcome.REFUSED, "bad_argument"))
         value = args.get(VALUE_SLOTS.get(act.name, ""), FIXED_VALUES.get(act.name, ""))
