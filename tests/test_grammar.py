@@ -180,3 +180,14 @@ def test_remember_that_is_a_note_at_stage_0(grammar: CommandGrammar, text: str, 
 def test_remember_without_that_is_not_a_note_here(grammar: CommandGrammar, text: str) -> None:
     match = grammar.match(text)
     assert match is None or match.intent is not Intent.NOTE
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hey turn the volume down", "oh turn the volume down", "turn the volume down would you"],
+)
+def test_a_filler_around_a_command_changes_nothing(grammar: CommandGrammar, text: str) -> None:
+    plain = grammar.match("turn the volume down")
+    match = grammar.match(text)
+    assert plain is not None and match is not None
+    assert (match.intent, match.name, match.slots) == (plain.intent, plain.name, plain.slots)

@@ -119,10 +119,13 @@ class CommandGrammar:
 
 # Politeness around a command, tried off when the words as said match nothing.
 _POLITE_START = re.compile(
-    r"^(?:(?:please|ok|okay|so|um|uh)\s+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?"
+    r"^(?:(?:please|ok|okay|so|um|uh|er|erm|hey|oh|well|right|alright)\s+)*"
+    r"(?:(?:can|could|would|will) you\s+(?:please\s+)?"
     r"|i (?:want|need|would like|'d like) you to\s+|(?:please\s+))?"
 )
-_POLITE_END = re.compile(r"(?:\s+(?:for me|please|thanks|thank you|now|right now))+$")
+_POLITE_END = re.compile(
+    r"(?:\s+(?:for me|please|thanks|thank you|now|right now|(?:would|will|can|could) you))+$"
+)
 
 
 def normalize(text: str) -> str:
