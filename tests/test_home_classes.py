@@ -505,3 +505,19 @@ def test_the_answer_to_which_fan_runs_it_on_that_one(home: Home) -> None:
     home.say("what time is it")
     home.say("the loft one")
     assert home.state("fan.loft_fan") == "off"
+
+
+@pytest.mark.parametrize(
+    ("text", "eid", "want"),
+    [
+        ("set every fan in the house to 50 percent", "fan.study_fan", ("on", "percentage", 50)),
+        ("could you get the upstairs robot going", "vacuum.upstairs_robot", ("cleaning",)),
+        ("turn the den lamp up to 60 percent", "light.den_lamp", ("on", "brightness", 153)),
+        ("reading time please", "light.den_lamp", ("on",)),
+    ],
+)
+def test_more_ways_to_say_it(home: Home, text: str, eid: str, want: tuple) -> None:
+    home.say(text)
+    assert home.state(eid) == want[0]
+    if len(want) > 1:
+        assert home.attr(eid, want[1]) == want[2]

@@ -302,7 +302,9 @@ def resolve(
         return _everything(devices, op, room or here)
     # A plural kind ("the blinds") is every one of them, even where it is also each one's
     # alias (an imported "kitchen blinds" is "blinds" in its room).
-    plural = _can_first([d for d in devices if word in nouns(d)[1]], op)
+    # "every thermostat in the house": a kind said once, for the whole home, is every one.
+    every = (lambda d: word in (*nouns(d)[0], *nouns(d)[1])) if args.get("scope") else None
+    plural = _can_first([d for d in devices if (every or (lambda d: word in nouns(d)[1]))(d)], op)
     if plural:
         return _all_of(plural, word, room, here, op)
     found = [d for d in devices if word in d.aliases]

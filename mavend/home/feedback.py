@@ -84,8 +84,8 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
         first = ok[0]
         where = f" in the {first.device.room}" if first.device.room else ""
         return f"The {value}{where} is {first.said}."
-    if op == "activate":
-        return _capital(human_list([f"the {o.device.name} is on" for o in ok])) + "."
+    if op == "activate":  # a scene or a script has no state to report: what was started
+        return f"Done: {human_list([o.device.name for o in ok])}."
     who = group or subject(ok)
     verb = "are" if group or len(ok) > 1 else be(ok[0].device)
     simple = all(o.device.type in _SIMPLE for o in ok) and op in ("on", "off", "set")
