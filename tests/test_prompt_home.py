@@ -81,3 +81,24 @@ def test_a_models_device_must_be_one_the_words_name() -> None:
     assert right.slots.args == {"device": "den speaker"} and right.question == ""
     misheard = extract("stop the den speker", "den speaker")
     assert misheard.slots.args == {"device": "den speaker"}
+
+
+def test_a_longer_name_may_be_said_short() -> None:
+    """ "the den heater" for the den heater plug, as a model may name it; never a word of
+    a two-word name alone ("the den" is not the den lamp)."""
+    from datetime import datetime
+
+    from mavend.router.decision import Intent
+    from mavend.router.slots import SlotExtractor, SlotHints
+
+    slots = SlotExtractor(home(200).acts)
+    now = datetime(2026, 12, 3, 12, 0)
+
+    def extract(text: str, device: str) -> dict[str, str]:
+        hints = SlotHints(fn="device_on", fn_from_model=True, args={"device": device})
+        return slots.extract(Intent.ACT, text, now, hints).slots.args
+
+    assert extract("it's cold in the den put the den heater on", "den heater plug") == {
+        "device": "den heater plug"
+    }
+    assert extract("it's dark in the den", "den lamp") == {}
