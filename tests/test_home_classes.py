@@ -521,3 +521,31 @@ def test_more_ways_to_say_it(home: Home, text: str, eid: str, want: tuple) -> No
     assert home.state(eid) == want[0]
     if len(want) > 1:
         assert home.attr(eid, want[1]) == want[2]
+
+
+def test_music_in_a_room_and_half_speed(home: Home) -> None:
+    home.say("pause the music in the den")
+    assert home.state("media_player.den_tv") == "paused"
+    home.say("put the loft fan on half speed")
+    assert home.attr("fan.loft_fan", "percentage") == 50
+
+
+def test_a_room_said_for_its_lock_and_an_alias_said_in_the_plural() -> None:
+    from mavend.home.devices import resolve
+
+    devices = parse_settings(
+        '[[devices]]\nname = "garage door"\nroom = "garage"\ntype = "cover"\n'
+        'device_class = "garage"\nhomeassistant = "cover.garage_door"\n'
+        '[[devices]]\nname = "garage door lock"\nroom = "garage"\ntype = "lock"\n'
+        'homeassistant = "lock.garage"\n'
+        '[[devices]]\nname = "hall heater plug"\naliases = ["heater plug"]\nroom = "hall"\n'
+        'type = "plug"\nhomeassistant = "switch.hall_heater"\n'
+        '[[devices]]\nname = "loft heater plug"\naliases = ["heater plug"]\nroom = "loft"\n'
+        'type = "plug"\nhomeassistant = "switch.loft_heater"\n'
+    ).devices
+    locked = resolve(devices, "device_lock", {"device": "garage"}, "")
+    assert [d.name for d in locked.devices] == ["garage door lock"]  # not the garage door
+    opened = resolve(devices, "device_open", {"device": "garage"}, "")
+    assert [d.name for d in opened.devices] == ["garage door"]  # the door is "the garage"
+    plugs = resolve(devices, "device_off", {"device": "heater plugs"}, "")
+    assert [d.name for d in plugs.devices] == ["hall heater plug", "loft heater plug"]

@@ -414,7 +414,8 @@ def _describe_player(state: State, device_class: str) -> str:
     title, artist = _attr(state, "media_title"), _attr(state, "media_artist")
     text = raw
     if raw in ("playing", "paused") and title:
-        text = f"{raw} {title}" + (f" by {artist}" if artist else "")
+        on = "" if raw == "playing" else " on"  # "playing X", "paused on X"
+        text = f"{raw}{on} {title}" + (f" by {artist}" if artist else "")
     volume = _attr(state, "volume_level")
     if _attr(state, "is_volume_muted"):
         text += ", muted"

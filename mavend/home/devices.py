@@ -160,6 +160,10 @@ def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Its class's words (by device_class), and its name's last word when that names a kind
     ("the blinds" for the kitchen blinds, "the lamp" for the desk lamp)."""
     one, every = classes.CLASSES[device.type].words(device.device_class)
+    # An alias that ends in a kind is a kind of its own, said in the plural for all of
+    # them: "the heater plugs" for every device called "heater plug".
+    kinds = tuple(a for a in device.aliases if a.rsplit(" ", 1)[-1] in classes.KIND_WORDS)
+    every = (*every, *(_plural(a) for a in kinds if " " in a))
     head = device.name.rsplit(" ", 1)[-1]
     # Not when the kind is said in more words: a garage door is never "the door".
     longer = any(w.endswith(f" {head}") for w in (*one, *every))
@@ -167,6 +171,10 @@ def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
         plural = head.endswith("s") and head[:-1] in classes.KIND_WORDS
         return (one, (*every, head)) if plural else ((*one, head), every)
     return one, every
+
+
+def _plural(words: str) -> str:
+    return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
@@ -299,7 +307,7 @@ def resolve(
         return _able(op, tuple(named), word)
     devices = [d for d in devices if d.type != "todo"]
     if word == EVERYTHING:
-        return _everything(devices, op, room or here)
+        return _everything(devices, op, room or here, whole_home=bool(args.get("scope")))
     # A plural kind ("the blinds") is every one of them, even where it is also each one's
     # alias (an imported "kitchen blinds" is "blinds" in its room).
     # "every thermostat in the house": a kind said once, for the whole home, is every one.
@@ -311,6 +319,10 @@ def resolve(
     if found:
         return _one_of(found, word, room, here, op)
     single = _can_first([d for d in devices if word in nouns(d)[0]], op)
+    in_room = [d for d in devices if d.room == word and effective_op(d, op)]
+    if in_room and not any(effective_op(d, op) for d in single):
+        # "lock up the garage": the room's lock, when no garage door can be locked.
+        return _everything(devices, op, word)
     return _one_of(single, word, room, here, op)
 
 
@@ -363,15 +375,23 @@ def _all_of(found: list[DeviceSpec], word: str, room: str, here: str, op: str) -
     return _able(op, tuple(found), word, group if len(found) > 3 else "")
 
 
-def _everything(devices: Sequence[DeviceSpec], op: str, room: str) -> Resolution:
-    if not room:
+def _everything(
+    devices: Sequence[DeviceSpec], op: str, room: str, *, whole_home: bool = False
+) -> Resolution:
+    if not room and not whole_home:
         return Resolution(question="Everything in which room?")
-    here = [d for d in devices if d.room == room and d.type not in ("scene", "script")]
+    here = [
+        d
+        for d in devices
+        if ((whole_home and not room) or d.room == room) and d.type not in ("scene", "script")
+    ]
     able = tuple(d for d in here if effective_op(d, op) == op)  # only what it says: no kin
     if not able:
-        return Resolution(refusal=f"There's nothing in the {room} I can do that to.")
+        where = f"in the {room}" if room else "in the home"
+        return Resolution(refusal=f"There's nothing {where} I can do that to.")
     # A few are named ("The den lamp and the den tv are off."), more are counted.
-    group = f"all {len(able)} devices in the {room}" if len(able) > 3 else ""
+    where = f" in the {room}" if room else ""
+    group = f"all {len(able)} devices{where}" if len(able) > 3 else ""
     return Resolution(devices=able, group=group)
 
 

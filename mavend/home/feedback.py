@@ -96,6 +96,9 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
     states = {o.said for o in ok}
     if len(states) == 1 and (said := states.pop()):
         return f"{_capital(who)} {verb} {said}."
+    heads = {o.said.split(",")[0].split(" ")[0] for o in ok}
+    if group and len(heads) == 1 and (head := heads.pop()):  # many, each in its own words
+        return f"{_capital(who)} {verb} {head}."
     each = [f"the {o.device.name} {be(o.device)} {o.said or 'done'}" for o in ok]
     return _capital(human_list(each)) + "."
 
