@@ -484,7 +484,9 @@ def test_a_spoken_request_locks_the_side_door(
     )  # fmt: skip
     assert heard.returncode == 0, heard.stderr
     replies = [
-        json_.loads(line)["text"] for line in heard.stdout.splitlines() if '"event": "reply"' in line
+        json_.loads(line)["text"]
+        for line in heard.stdout.splitlines()
+        if '"event": "reply"' in line
     ]
     assert replies == ["The side door is locked."], heard.stdout
     assert standin.states["lock.side_door"]["state"] == "locked"
@@ -549,3 +551,14 @@ def test_a_room_said_for_its_lock_and_an_alias_said_in_the_plural() -> None:
     assert [d.name for d in opened.devices] == ["garage door"]  # the door is "the garage"
     plugs = resolve(devices, "device_off", {"device": "heater plugs"}, "")
     assert [d.name for d in plugs.devices] == ["hall heater plug", "loft heater plug"]
+
+
+@pytest.mark.parametrize(
+    ("text", "target"),
+    [("set the heat pump to 19.5", 19.5), ("set the heat pump to twenty and a half degrees", 20.5)],
+)
+def test_a_half_degree_is_sent_as_one(home: Home, text: str, target: float) -> None:
+    home.say(text)
+    assert home.attr("climate.loft_heat_pump", "temperature") == target
+    sent = home.standin.calls[-1][2]
+    assert sent == {"entity_id": "climate.loft_heat_pump", "temperature": target}

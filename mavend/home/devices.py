@@ -110,6 +110,7 @@ WHICH_STATES: dict[str, tuple[str, ...]] = {
     "unlocked": ("unlocked", "open", "jammed"),
     "playing": ("playing",),
 }
+HALF_DEGREE = ("and a half", "point five", "point 5", "5")
 # Home Assistant's HVAC modes (climate docs), said as people say them.
 HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
 EVERYTHING = "everything"  # "turn off everything in the kitchen"
@@ -195,6 +196,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         "brightness": ActSlot(type="int", min=0, max=100),
         "percent": ActSlot(type="int", min=0, max=100),
         "degrees": ActSlot(type="int", min=5, max=35),
+        # "nineteen and a half", "19.5" (normalized to "19 5"): a thermostat's half degree.
+        "half": ActSlot(type="enum", values=HALF_DEGREE, optional=True),
         "mode": ActSlot(type="enum", values=HVAC_MODES),
         "colour": ActSlot(type="enum", values=(*classes.COLOURS, *classes.WHITES)),
         "quantity": ActSlot(type="enum", values=classes.QUANTITIES),
@@ -226,7 +229,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
             slots[name] = {**kind, "state": values["state"], **room}
             continue
-        slots[name] = {**device, **({value: values[value]} if value else {}), **room}
+        extra = {"half": values["half"]} if name == "device_temperature" else {}
+        slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room}
     return tuple(
         ActSpec(
             name=name,

@@ -108,6 +108,8 @@ class HomeActs:
         if found.refusal:
             return HomeRun(Reply(found.refusal, Outcome.REFUSED, "bad_argument"))
         value = args.get(VALUE_SLOTS.get(act.name, ""), FIXED_VALUES.get(act.name, ""))
+        if act.name == "device_temperature" and args.get("half"):
+            value = f"{value}.5"  # "nineteen and a half"
         sent = _Sent()
         ops = {d.name: effective_op(d, op) or op for d in found.devices}
         outcomes = [
