@@ -49,10 +49,12 @@ def test_the_example_home_parses_and_generates_the_device_acts() -> None:
     ]
     device_on = settings.acts.get("device_on")
     assert device_on is not None and device_on.kind == "device"
-    # Names and aliases, the kettle's kind (a plug) said both ways, and "everything".
+    # Names and aliases, each kind said both ways (a shared alias that ends in a kind is
+    # one: "the desk lamps"), and "everything".
     assert device_on.slots["device"].values == (
-        "bedside lamp", "desk lamp", "everything", "kettle", "kitchen ceiling", "kitchen spots",
-        "lamp", "plug", "plugs", "socket", "sockets", "study lamp",
+        "bedside lamp", "desk lamp", "desk lamps", "everything", "kettle", "kitchen ceiling",
+        "kitchen spots", "lamp", "lamps", "light", "lights", "plug", "plugs", "socket",
+        "sockets", "study lamp",
     )  # fmt: skip
     assert device_on.slots["room"].values == ("bedroom", "kitchen", "study")
     assert device_on.slots["room"].optional

@@ -562,3 +562,11 @@ def test_a_half_degree_is_sent_as_one(home: Home, text: str, target: float) -> N
     assert home.attr("climate.loft_heat_pump", "temperature") == target
     sent = home.standin.calls[-1][2]
     assert sent == {"entity_id": "climate.loft_heat_pump", "temperature": target}
+
+
+def test_a_rooms_lights_to_a_level(home: Home) -> None:
+    reply = home.say("dim the lights in the den to 40 percent")
+    assert home.attr("light.den_lamp", "brightness") == 102
+    assert reply.text == "The den lamp is at 40 percent."
+    home.say("turn off the lights")  # the only room with lights: no question
+    assert home.state("light.den_lamp") == "off"

@@ -183,9 +183,9 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
     devices = [d for d in devices if d.type != "todo"]
     ops = {op for d in devices for op in device_ops(d)}
     spoken = {n for d in devices for n in (d.name, *d.aliases)}
-    # Class words ("the blinds", "the thermostat") for every class but lights, which
-    # lights_on/lights_off already say by room.
-    spoken |= {w for d in devices if d.type != "light" for ws in nouns(d) for w in ws}
+    # Class words ("the blinds", "the thermostat", "the lights"): lights_on and lights_off
+    # come first in the grammar, so "turn on the lights" is still the room's lights.
+    spoken |= {w for d in devices for ws in nouns(d) for w in ws}
     if any(d.type != "scene" and d.type != "script" for d in devices):
         spoken.add(EVERYTHING)
     rooms = sorted({d.room for d in devices if d.room})
@@ -462,7 +462,7 @@ def _room_lights(devices: Sequence[DeviceSpec], room: str) -> Resolution:
     lights = [d for d in devices if d.type == "light"]
     rooms = sorted({d.room for d in lights if d.room})
     if not room:
-        if rooms:
+        if len(rooms) > 1:
             return Resolution(question=f"Which room's lights: the {' or the '.join(rooms)}?")
         return Resolution(devices=tuple(lights), group="all the lights")
     here = tuple(d for d in lights if d.room == room)

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
+from rapidfuzz import fuzz
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.router import act_words
@@ -350,7 +350,16 @@ def retrieve(utterance: str, values: tuple[str, ...], limit: int) -> list[str]:
             scored.append((-shared, -int(own <= said), len(own) - shared, value))
     if scored:
         return [value for *_, value in sorted(scored)[:limit]]
-    near = process.extract(
-        utterance.lower(), values, scorer=fuzz.partial_ratio, score_cutoff=85, limit=3
-    )
-    return [value for value, _, _ in near]
+    # A near spelling of a whole word ("speker"), never a word inside another ("skylight"
+    # holds "light").
+    near = [
+        value
+        for value in values
+        if any(
+            fuzz.ratio(w, h) >= 85
+            for w in act_words.words(value)
+            for h in said
+            if len(w) >= 4 and len(h) >= 4
+        )
+    ]
+    return near[:3]
