@@ -304,7 +304,10 @@ def test_a_thermostat_target_mode_and_reading(home: Home) -> None:
 def test_home_assistant_refusing_a_temperature_changes_nothing(home: Home) -> None:
     reply = home.say("set the heat pump to 34 degrees")  # its max_temp is 30
     assert reply.outcome == Outcome.FAILED
-    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert reply.text == (
+        "Home Assistant refused the request (400), so nothing was done: Provided temperature "
+        "34 is not valid. Accepted range is 7 to 30."
+    )
     assert home.attr("climate.loft_heat_pump", "temperature") == 19
 
 
@@ -378,7 +381,8 @@ def test_every_one_of_a_kind_is_acted_on_and_counted(home: Home) -> None:
 def test_a_device_home_assistant_does_not_have_is_one_sentence(home: Home) -> None:
     reply = home.say("open the old gate")
     assert reply.outcome == Outcome.FAILED
-    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert reply.text.startswith("Home Assistant refused the request (400), so nothing was done")
+    assert "cover.old_gate is missing" in reply.text
     assert home.standin.states.get("cover.old_gate") is None
 
 
@@ -422,7 +426,10 @@ def test_a_refused_to_do_call_is_one_sentence(home: Home) -> None:
     home.standin.states["todo.chores"]["attributes"]["supported_features"] = 0  # no adding
     reply = home.say("add sweep the porch to the chores list")
     assert reply.outcome == Outcome.FAILED
-    assert reply.text == "Home Assistant refused the request (400), so nothing was done."
+    assert reply.text == (
+        "Home Assistant refused the request (400), so nothing was done: Entity todo.chores "
+        "does not support action add_item."
+    )
     assert ("sweep the porch", "needs_action") not in items(home)
 
 

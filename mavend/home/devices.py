@@ -195,7 +195,9 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
     values = {
         "brightness": ActSlot(type="int", min=0, max=100),
         "percent": ActSlot(type="int", min=0, max=100),
-        "degrees": ActSlot(type="int", min=5, max=35),
+        # Celsius or Fahrenheit, as the thermostat counts (Home Assistant refuses its own
+        # out-of-range values, and the reply says so).
+        "degrees": ActSlot(type="int", min=5, max=95),
         # "nineteen and a half", "19.5" (normalized to "19 5"): a thermostat's half degree.
         "half": ActSlot(type="enum", values=HALF_DEGREE, optional=True),
         "mode": ActSlot(type="enum", values=HVAC_MODES),

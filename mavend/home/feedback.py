@@ -4,6 +4,7 @@ token, a device that never answered)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,7 +14,7 @@ from mavend.handlers.common import Outcome, Reply, human_list
 from mavend.home import classes, mqtt
 from mavend.home import homeassistant as ha
 
-Sentence = Callable[[str, str, bool, int], str]
+Sentence = Callable[[str, str, bool, int, str], str]
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,9 @@ def summary(
         parts.append(_unconfirmed(op, silent))
     if failed:
         first = failed[0]
-        parts.append(sentence(first.error, subject(failed), first.published, first.status))
+        parts.append(
+            sentence(first.error, subject(failed), first.published, first.status, first.detail)
+        )
     text = " ".join(parts)
     if failed:
         first = failed[0]
@@ -122,7 +125,7 @@ def _capital(text: str) -> str:
 
 
 def failure_sentence(
-    settings: Settings, error: str, subject: str, published: bool, status: int
+    settings: Settings, error: str, subject: str, published: bool, status: int, detail: str = ""
 ) -> str:
     """One plain sentence for a transport failure; `subject`: what should have confirmed."""
     broker = f"{settings.mqtt.host}:{settings.mqtt.port}"
@@ -154,9 +157,23 @@ def failure_sentence(
             f"Home Assistant refused my token ({status}); it may have expired: put a new "
             f"long-lived access token in {home.token_file}."
         ),
-        ha.HTTP: f"Home Assistant refused the request ({status}), so nothing was done.",
+        ha.HTTP: (
+            f"Home Assistant refused the request ({status}), so nothing was done{_why(detail)}."
+        ),
         ha.BAD_RESPONSE: (
             "Home Assistant answered, but not in a way I understand; check it did what you asked."
         ),
     }
     return sentences.get(error, f"That failed ({error}).")
+
+
+def _why(detail: str) -> str:
+    """Home Assistant's own reason ({"message": ...} of a 400), when short enough to say:
+    ": Provided temperature 68 is not valid. Accepted range is 7 to 30"."""
+    try:
+        message = json.loads(detail).get("message") if detail.startswith("{") else None
+    except (ValueError, AttributeError):
+        return ""
+    if not isinstance(message, str) or not message or len(message) > 120:
+        return ""
+    return ": " + " ".join(message.split()).rstrip(".")

@@ -196,8 +196,10 @@ class HomeActs:
         )
 
     # failures --------------------------------------------------------------
-    def _sentence(self, error: str, subject: str, published: bool, status: int = 0) -> str:
-        return failure_sentence(self.settings, error, subject, published, status)
+    def _sentence(
+        self, error: str, subject: str, published: bool, status: int = 0, detail: str = ""
+    ) -> str:
+        return failure_sentence(self.settings, error, subject, published, status, detail)
 
     def _failed(
         self,
@@ -210,7 +212,7 @@ class HomeActs:
         status: int = 0,
     ) -> HomeRun:
         log.warning("act %s: %s (%s)", act.name, error, detail)
-        text = self._sentence(error, "it", published, status)
+        text = self._sentence(error, "it", published, status, detail)
         outcome = Outcome.UNAVAILABLE if "unreachable" in error else Outcome.FAILED
         return HomeRun(Reply(text, outcome, error, _data(act, sent)), sent, detail)
 

@@ -142,7 +142,7 @@ class HomeList:
     def _failed(self, result: ha.HaResult) -> Reply:
         log.warning("todo %s: %s (%s)", self.device.homeassistant, result.error, result.detail)
         text = failure_sentence(
-            self.settings, result.error, f"the {self.name}", True, result.status
+            self.settings, result.error, f"the {self.name}", True, result.status, result.detail
         )
         outcome = Outcome.UNAVAILABLE if "unreachable" in result.error else Outcome.FAILED
         return Reply(text, outcome, result.error)
