@@ -55,6 +55,12 @@ def test_services_change_state_and_errors_are_400_or_401() -> None:
             {"entity_id": "light.living_room_lamp", "brightness_pct": 40},
         )
         assert s.states["light.living_room_lamp"]["attributes"]["brightness"] == 102
+        post(
+            s,
+            "/api/services/light/turn_on",
+            {"entity_id": "light.living_room_lamp", "brightness_step_pct": -20},
+        )  # 102 - 51 (20 % of 255), as Home Assistant steps it
+        assert s.states["light.living_room_lamp"]["attributes"]["brightness"] == 51
         s.faults["lock.hallway_door_lock"] = {"jams": True}
         post(s, "/api/services/lock/unlock", {"entity_id": "lock.hallway_door_lock"})
         assert s.states["lock.hallway_door_lock"]["state"] == "jammed"

@@ -46,6 +46,8 @@ def test_the_example_home_parses_and_generates_the_device_acts() -> None:
         "lights_on",
         "lights_off",
         "device_which",
+        "device_up",
+        "device_down",
     ]
     device_on = settings.acts.get("device_on")
     assert device_on is not None and device_on.kind == "device"

@@ -577,3 +577,15 @@ def test_a_rooms_lights_to_a_level(home: Home) -> None:
     assert reply.text == "The den lamp is at 40 percent."
     home.say("turn off the lights")  # the only room with lights: no question
     assert home.state("light.den_lamp") == "off"
+
+
+def test_a_step_up_or_down_without_a_level(home: Home) -> None:
+    home.say("set the den lamp to 50 percent")
+    home.say("brighten the den lamp")  # brightness_step_pct 20, as Home Assistant steps it
+    assert home.attr("light.den_lamp", "brightness") == 179
+    home.say("dim the den lamp a bit")
+    assert home.attr("light.den_lamp", "brightness") == 128
+    home.say("set the study fan to medium")
+    assert home.attr("fan.study_fan", "percentage") == 66
+    home.say("turn the volume up on the den tv")
+    assert home.attr("media_player.den_tv", "volume_level") == 0.3

@@ -124,7 +124,8 @@ def test_flat_small_table_and_summary(tmp_path: Path, capsys: pytest.CaptureFixt
     assert devices["cover.living_room_blinds"]["device_class"] == "blind"
     blinds = ["open", "close", "set", "stop", "state"]
     assert devices["cover.living_room_blinds"]["supports"] == blinds
-    assert devices["fan.bedroom_fan"]["supports"] == ["on", "off", "set", "oscillate", "state"]
+    fan = ["on", "off", "set", "up", "down", "oscillate", "state"]
+    assert devices["fan.bedroom_fan"]["supports"] == fan
     vacuum = ["start", "stop", "pause", "dock", "state"]
     assert devices["vacuum.hallway_robot_vacuum"]["supports"] == vacuum
     assert devices["sensor.living_room_humidity"]["device_class"] == "humidity"

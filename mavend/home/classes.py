@@ -99,6 +99,9 @@ def _positioned(kind: str) -> dict[str, Operation]:
     }
 
 
+# How far "brighter", "louder", "faster" go when no level is said (percent).
+STEP = 20
+
 # Colours people say, as CSS (and Home Assistant's color_name) defines them.
 COLOURS: dict[str, tuple[int, int, int]] = {
     "red": (255, 0, 0),
@@ -152,6 +155,9 @@ LIGHT = DeviceClass(
             "turn_on", 0, lambda v: {"brightness_pct": int(v)}, lambda s, v: _light_at(s, v)
         ),
         "colour": Operation("turn_on", 0, _colour_data, _colour_reached),
+        # A step, as Home Assistant's brightness_step_pct ("brighten the lamp").
+        "up": Operation("turn_on", 0, lambda v: {"brightness_step_pct": STEP}, _state_is("on")),
+        "down": Operation("turn_on", 0, lambda v: {"brightness_step_pct": -STEP}),
     },
     default_ops=("on", "off", "state"),
     mqtt=True,
@@ -226,6 +232,8 @@ FAN = DeviceClass(
             lambda v: {"percentage": int(v)},
             lambda s, v: _on_level(s, v) and (int(v) == 0 or _fan_speed(s, v)),
         ),
+        "up": Operation("increase_speed", 1, reached=_state_is("on")),
+        "down": Operation("decrease_speed", 1),
         "oscillate": Operation(
             "oscillate",
             2,
@@ -268,6 +276,8 @@ PLAYER = DeviceClass(
         "pause": Operation("media_pause", 1, reached=_state_is("paused", "idle", "off")),
         "stop": Operation("media_stop", 4096, reached=_state_is("idle", "off", "paused")),
         "next": Operation("media_next_track", 32),
+        "up": Operation("volume_up", 1024),
+        "down": Operation("volume_down", 1024),
         "previous": Operation("media_previous_track", 16),
         "set": Operation(
             "volume_set",

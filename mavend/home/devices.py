@@ -51,6 +51,8 @@ OPERATIONS = {
     "device_activate": "activate",
     "device_read": "read",
     "device_which": "state",
+    "device_up": "up",
+    "device_down": "down",
 }
 FIXED_VALUES = {
     "device_on": "",
@@ -97,6 +99,8 @@ DESCRIPTIONS = {
     "device_activate": "activate a scene or run a script",
     "device_read": "read a temperature or humidity in a room from its sensor or thermostat",
     "device_which": "say which devices of a kind are on, open, locked: which lights are on",
+    "device_up": "a step up: a light brighter, a fan faster, a speaker louder",
+    "device_down": "a step down: a light dimmer, a fan slower, a speaker quieter",
 }
 DESTRUCTIVE = frozenset({"device_unlock"})
 # The states "which lights are on" asks about, and the states (as classes.describe says
@@ -126,7 +130,12 @@ def device_ops(device: DeviceSpec) -> tuple[str, ...]:
     """The operations this device offers (a light's set and colour by its flags)."""
     ops = classes.CLASSES[device.type].supported(device.supports)
     if device.type == "light" and not device.supports:
-        flags = (("set", device.dimmable), ("colour", device.colour))
+        flags = (
+            ("set", device.dimmable),
+            ("colour", device.colour),
+            ("up", device.dimmable),
+            ("down", device.dimmable),
+        )
         ops = (*ops, *(op for op, on in flags if on))
     if device.type in ("sensor", "climate"):
         ops = (*ops, "read")  # a reading asked for by quantity and room (device_read)
@@ -144,6 +153,7 @@ KINDRED_OPS = {
     "stop": ("off", "pause"),
     "activate": ("on",),
     "play": ("on",),
+    "open": ("up",),  # "turn the fan up" is said as "put the blinds up"
 }
 
 
@@ -453,6 +463,8 @@ _VERBS = {
     "previous": "go back a track",
     "start": "be started",
     "read": "be read",
+    "up": "go up a step",
+    "down": "go down a step",
 }
 
 

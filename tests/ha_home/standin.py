@@ -212,6 +212,16 @@ class StandIn:
             if "brightness" in data:
                 attrs["brightness"] = int(_number(data, "brightness", 0, 255))
                 on = attrs["brightness"] > 0
+            if "brightness_step_pct" in data or "brightness_step" in data:
+                # HA: a step from the current brightness (or off = 0), clamped to 0-255.
+                step = (
+                    _number(data, "brightness_step_pct", -100, 100) * 255 / 100
+                    if "brightness_step_pct" in data
+                    else _number(data, "brightness_step", -255, 255)
+                )
+                now = attrs.get("brightness") or 0 if state["state"] == "on" else 0
+                attrs["brightness"] = max(0, min(255, round(now + step)))
+                on = attrs["brightness"] > 0
             modes = attrs.get("supported_color_modes", ["onoff"])
             if "color_temp_kelvin" in data:
                 if "color_temp" not in modes:
