@@ -589,3 +589,11 @@ def test_a_step_up_or_down_without_a_level(home: Home) -> None:
     assert home.attr("fan.study_fan", "percentage") == 66
     home.say("turn the volume up on the den tv")
     assert home.attr("media_player.den_tv", "volume_level") == 0.3
+
+
+def test_warmer_and_cooler_step_the_thermostats_own_target(home: Home) -> None:
+    home.say("make it warmer in the loft")  # from 19, a step of 1 (no target_temp_step)
+    assert home.attr("climate.loft_heat_pump", "temperature") == 20
+    home.standin.states["climate.loft_heat_pump"]["attributes"]["target_temp_step"] = 0.5
+    home.say("turn the heating down")
+    assert home.attr("climate.loft_heat_pump", "temperature") == 19.5

@@ -261,9 +261,25 @@ CLIMATE = DeviceClass(
         "mode": Operation(
             "set_hvac_mode", 0, lambda v: {"hvac_mode": v}, lambda s, v: s.get("state") == v
         ),
+        # A step of its own target_temp_step (1 when it has none) from the target it holds:
+        # run.py reads the target first and sends "temperature" (warmer_target).
+        "up": Operation("set_temperature", 1),
+        "down": Operation("set_temperature", 1),
         "state": Operation(""),
     },
 )
+
+
+def warmer_target(state: State, op: str) -> str:
+    """The new target for a thermostat's step up or down, or "" when it holds none."""
+    target, step = _attr(state, "temperature"), _attr(state, "target_temp_step")
+    if not _number(target):
+        return ""
+    step = step if _number(step) and step > 0 else 1
+    value = target + step if op == "up" else target - step
+    return f"{value:g}"
+
+
 PLAYER = DeviceClass(
     "media_player",
     "media_player",

@@ -170,6 +170,13 @@ class HomeActs:
             result = ha.get_state(self.settings.homeassistant, entity)
             state = result.body
         else:
+            if device.type == "climate" and op in ("up", "down"):
+                # "Make it warmer": a step from the target Home Assistant holds now.
+                now = ha.get_state(self.settings.homeassistant, entity)
+                target = classes.warmer_target(now.body, op) if isinstance(now.body, dict) else ""
+                if not target:
+                    return DeviceOutcome(device, False, error=now.error, detail=now.detail)
+                op, value = "temperature", target
             service, data = classes.call(device.type, op, value, entity.partition(".")[0])
             body = {"entity_id": entity, **data}
             sent.add("homeassistant", service, templates.json_text(body))
