@@ -597,3 +597,9 @@ def test_warmer_and_cooler_step_the_thermostats_own_target(home: Home) -> None:
     home.standin.states["climate.loft_heat_pump"]["attributes"]["target_temp_step"] = 0.5
     home.say("turn the heating down")
     assert home.attr("climate.loft_heat_pump", "temperature") == 19.5
+
+
+def test_are_all_of_a_kind_in_a_state(home: Home) -> None:
+    assert home.say("are all the fans off").text == "Yes, both fans are off."
+    home.standin.states["fan.loft_fan"]["state"] = "on"
+    assert home.say("is every fan off").text == "No: the loft fan is on."

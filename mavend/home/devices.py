@@ -239,7 +239,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             # Its own `kind` list, lights included: "turn on the lights" stays lights_on.
             kinds = sorted({w for d in devices for ws in nouns(d) for w in ws})
             kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
-            slots[name] = {**kind, "state": values["state"], **room}
+            every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
+            slots[name] = {**kind, "state": values["state"], **every, **room}
             continue
         extra = {"half": values["half"]} if name == "device_temperature" else {}
         slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room}
@@ -314,7 +315,7 @@ def resolve(
         if not found:
             place = f" in the {room}" if room else ""
             return Resolution(refusal=f"There are no {kind}{place} that I know of.")
-        return Resolution(devices=tuple(found), group=kind)
+        return Resolution(devices=tuple(found), group=kind if kind.endswith("s") else _plural(kind))
     word = args.get("device", "")
     named = [d for d in devices if d.name == word]
     if not named and room and (joined := [d for d in devices if d.name == f"{room} {word}"]):

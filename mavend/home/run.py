@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
-from mavend.handlers.common import Outcome, Reply
+from mavend.handlers.common import Outcome, Reply, human_list
 from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
 from mavend.home.devices import (
@@ -122,7 +122,13 @@ class HomeActs:
         ]
         said_op = ops[found.devices[0].name] if len(set(ops.values())) == 1 else op
         if act.name == "device_which":
-            reply = which(found.group, args.get("state", ""), args.get("room", ""), outcomes)
+            reply = which(
+                found.group,
+                args.get("state", ""),
+                args.get("room", ""),
+                outcomes,
+                every=bool(args.get("every")),
+            )
         else:
             reply = summary(said_op, value, outcomes, found.group, self._sentence)
         failed = next((o for o in outcomes if o.error), None)
@@ -237,14 +243,28 @@ def _said(device: DeviceSpec, op: str, state: Mapping[str, Any] | None) -> str:
     return classes.describe(device.type, device.device_class, state)
 
 
-def which(kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome]) -> Reply:
-    """ "Which lights are on": the devices of that kind in that state, read from each."""
+def which(
+    kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome], every: bool = False
+) -> Reply:
+    """ "Which lights are on": the devices of that kind in that state, read from each;
+    `every` ("are all the doors locked"): yes, or the ones that are not."""
     states = WHICH_STATES.get(wanted, (wanted,))
     read = [o for o in outcomes if o.confirmed and o.said]
     unread = [o for o in outcomes if not (o.confirmed and o.said)]
     matched = [o for o in read if o.said.split(",")[0].split(" ")[0] in states]
     place = f" in the {room}" if room else ""
-    if matched:
+    others = [o for o in read if o not in matched]
+    if every and read and not others:
+        how_many = "both" if len(read) == 2 else f"all {len(read)}"
+        text = (
+            f"Yes, {how_many} {kind}{place} are {wanted}."
+            if len(read) > 1
+            else f"Yes, {subject_of(read)} {be(read[0].device)} {wanted}."
+        )
+    elif every and others:
+        said = human_list([f"the {o.device.name} {be(o.device)} {o.said}" for o in others])
+        text = f"No: {said}."
+    elif matched:
         names = subject_of(matched)
         verb = be(matched[0].device) if len(matched) == 1 else "are"
         text = f"{_capital(names)} {verb} {wanted}{place}." if len(matched) <= 6 else (
