@@ -46,7 +46,8 @@ HOME = {
                current_position=100, supported_features=15),
         entity("lock.side_door", "Side door", "locked", supported_features=0),
         entity("fan.loft_fan", "Loft fan", "off", percentage=0, percentage_step=25,
-               oscillating=False, supported_features=59),
+               oscillating=False, preset_modes=["Auto", "Sleep"], preset_mode=None,
+               supported_features=59),
         entity("fan.study_fan", "Study fan", "off", percentage=0, supported_features=49),
         entity("climate.loft_heat_pump", "Loft heat pump", "heat",
                hvac_modes=["off", "heat", "cool"], temperature=19, current_temperature=17.5,
@@ -106,7 +107,8 @@ homeassistant = "lock.side_door"
 name = "loft fan"
 room = "loft"
 type = "fan"
-supports = ["on", "off", "set", "oscillate", "state"]
+supports = ["on", "off", "set", "oscillate", "preset", "state"]
+presets = ["Auto", "Sleep"]
 homeassistant = "fan.loft_fan"
 
 [[devices]]
@@ -603,3 +605,16 @@ def test_are_all_of_a_kind_in_a_state(home: Home) -> None:
     assert home.say("are all the fans off").text == "Yes, both fans are off."
     home.standin.states["fan.loft_fan"]["state"] = "on"
     assert home.say("is every fan off").text == "No: the loft fan is on."
+
+
+def test_a_fans_preset_is_one_of_its_own(home: Home) -> None:
+    home.say("put the loft fan on sleep mode")
+    assert home.attr("fan.loft_fan", "preset_mode") == "Sleep"  # its own spelling
+    assert home.standin.calls[-1] == (
+        "fan", "set_preset_mode", {"entity_id": "fan.loft_fan", "preset_mode": "Sleep"}
+    )
+    home.say("switch the heat pump to cool")  # a thermostat's mode stays an HVAC mode
+    assert home.state("climate.loft_heat_pump") == "cool"
+    refused = home.say("put the study fan on sleep mode")  # the study fan has no presets
+    assert refused.outcome == Outcome.REFUSED
+    assert home.attr("fan.study_fan", "preset_mode") is None

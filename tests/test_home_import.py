@@ -124,8 +124,9 @@ def test_flat_small_table_and_summary(tmp_path: Path, capsys: pytest.CaptureFixt
     assert devices["cover.living_room_blinds"]["device_class"] == "blind"
     blinds = ["open", "close", "set", "stop", "state"]
     assert devices["cover.living_room_blinds"]["supports"] == blinds
-    fan = ["on", "off", "set", "up", "down", "oscillate", "state"]
+    fan = ["on", "off", "set", "preset", "up", "down", "oscillate", "state"]
     assert devices["fan.bedroom_fan"]["supports"] == fan
+    assert devices["fan.bedroom_fan"]["presets"] == ["auto", "sleep"]
     vacuum = ["start", "stop", "pause", "dock", "state"]
     assert devices["vacuum.hallway_robot_vacuum"]["supports"] == vacuum
     assert devices["sensor.living_room_humidity"]["device_class"] == "humidity"

@@ -67,6 +67,9 @@ class DeviceSpec:
     # What it can do, when less than its type's usual (mavend home import fills it from
     # supported_features): ["open", "close", "stop"] for a garage door with no position.
     supports: tuple[str, ...] = ()
+    # A fan's or thermostat's preset modes, as Home Assistant names them ("sleep", "eco"):
+    # "put the bedroom fan on sleep" sends one of these, never another word.
+    presets: tuple[str, ...] = ()
     mqtt: str = ""  # Zigbee2MQTT's topic for it: "zigbee2mqtt/kitchen_ceiling"
     homeassistant: str = ""  # or its entity id: "light.kitchen_ceiling"
 
@@ -80,6 +83,8 @@ class DeviceSpec:
             templates.check_topic_template(self.mqtt)
         if self.homeassistant and not templates.ENTITY_ID.fullmatch(self.homeassistant):
             raise ValueError("`homeassistant` must be an entity id like light.kitchen")
+        if self.presets and self.type not in ("fan", "climate"):
+            raise ValueError("only a fan or a thermostat (climate) has `presets`")
         if (self.dimmable or self.colour) and self.type != "light":
             raise ValueError("only a light can be dimmable or take a colour")
         cls = classes.CLASSES[self.type]

@@ -77,6 +77,10 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _preset_is(state: State, value: str) -> bool:
+    return str(_attr(state, "preset_mode") or "").lower() == value.lower()
+
+
 def _on_level(state: State, value: str) -> bool:
     return state.get("state") == ("on" if int(value) > 0 else "off")
 
@@ -232,6 +236,9 @@ FAN = DeviceClass(
             lambda v: {"percentage": int(v)},
             lambda s, v: _on_level(s, v) and (int(v) == 0 or _fan_speed(s, v)),
         ),
+        "preset": Operation(
+            "set_preset_mode", 8, lambda v: {"preset_mode": v}, lambda s, v: _preset_is(s, v)
+        ),
         "up": Operation("increase_speed", 1, reached=_state_is("on")),
         "down": Operation("decrease_speed", 1),
         "oscillate": Operation(
@@ -260,6 +267,9 @@ CLIMATE = DeviceClass(
         ),
         "mode": Operation(
             "set_hvac_mode", 0, lambda v: {"hvac_mode": v}, lambda s, v: s.get("state") == v
+        ),
+        "preset": Operation(
+            "set_preset_mode", 16, lambda v: {"preset_mode": v}, lambda s, v: _preset_is(s, v)
         ),
         # A step of its own target_temp_step (1 when it has none) from the target it holds:
         # run.py reads the target first and sends "temperature" (warmer_target).

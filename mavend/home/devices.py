@@ -53,6 +53,7 @@ OPERATIONS = {
     "device_which": "state",
     "device_up": "up",
     "device_down": "down",
+    "device_preset": "preset",
 }
 FIXED_VALUES = {
     "device_on": "",
@@ -69,6 +70,7 @@ VALUE_SLOTS = {  # act -> the slot holding its value
     "device_colour": "colour",
     "device_read": "quantity",
     "device_which": "state",
+    "device_preset": "preset",
 }
 DESCRIPTIONS = {
     "device_on": "turn on a device: a light, a plug, a fan, the heating, a speaker",
@@ -101,6 +103,7 @@ DESCRIPTIONS = {
     "device_which": "say which devices of a kind are on, open, locked: which lights are on",
     "device_up": "a step up: a light brighter, a fan faster, a speaker louder",
     "device_down": "a step down: a light dimmer, a fan slower, a speaker quieter",
+    "device_preset": "put a fan or a thermostat in one of its preset modes: sleep, eco",
 }
 DESTRUCTIVE = frozenset({"device_unlock"})
 # The states "which lights are on" asks about, and the states (as classes.describe says
@@ -139,6 +142,8 @@ def device_ops(device: DeviceSpec) -> tuple[str, ...]:
         ops = (*ops, *(op for op, on in flags if on))
     if device.type in ("sensor", "climate"):
         ops = (*ops, "read")  # a reading asked for by quantity and room (device_read)
+    if not device.presets:
+        ops = tuple(op for op in ops if op != "preset")  # nothing to choose from
     return ops
 
 
@@ -154,6 +159,8 @@ KINDRED_OPS = {
     "activate": ("on",),
     "play": ("on",),
     "open": ("up",),  # "turn the fan up" is said as "put the blinds up"
+    "mode": ("preset",),  # "put the fan on sleep": a fan's modes are its presets
+    "preset": ("mode",),
 }
 
 
@@ -214,6 +221,10 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         "colour": ActSlot(type="enum", values=(*classes.COLOURS, *classes.WHITES)),
         "quantity": ActSlot(type="enum", values=classes.QUANTITIES),
         "state": ActSlot(type="enum", values=tuple(WHICH_STATES)),
+        "preset": ActSlot(
+            type="enum", values=tuple(sorted({p.lower() for d in devices for p in d.presets}))
+            or ("none",),
+        ),
     }
     slots: dict[str, dict[str, ActSlot]] = {}
     for name, op in OPERATIONS.items():

@@ -87,6 +87,7 @@ class ImportedDevice:
     colour: bool = False
     device_class: str = ""
     supports: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
 
     def spec(self) -> DeviceSpec:
         return DeviceSpec(
@@ -98,6 +99,7 @@ class ImportedDevice:
             colour=self.colour,
             device_class=self.device_class,
             supports=self.supports,
+            presets=self.presets,
             homeassistant=self.entity_id,
         )
 
@@ -187,7 +189,8 @@ def build_table(
     result = HomeImport(entities=len(states), exposure_known=exposed is not None)
     rooms_of: dict[str, str] = {}
     picked: list[tuple[str, str, str, bool, str]] = []  # id, friendly, type, dimmable, base
-    details: dict[str, tuple[str, bool, tuple[str, ...]]] = {}  # device_class, colour, supports
+    # entity id -> device_class, colour, supports, presets
+    details: dict[str, tuple[str, bool, tuple[str, ...], tuple[str, ...]]] = {}
     for state in sorted(states, key=lambda s: str(s.get("entity_id", ""))):
         entity_id = str(state.get("entity_id", ""))
         domain = entity_id.partition(".")[0]
@@ -216,13 +219,18 @@ def build_table(
             continue
         rooms_of[entity_id] = spoken_name(areas.get(entity_id) or "")
         picked.append((entity_id, friendly or base, kind, _dimmable(kind, attributes), base))
-        details[entity_id] = (device_class, _colour(kind, attributes), _supports(kind, attributes))
+        details[entity_id] = (
+            device_class,
+            _colour(kind, attributes),
+            _supports(kind, attributes),
+            _presets(kind, attributes),
+        )
     rooms = {room for room in rooms_of.values() if room}
     names = _unique_names(picked, rooms_of, rooms, result)
     all_names = set(names.values())
     for entity_id, friendly, kind, dimmable, base in picked:
         name, room = names[entity_id], rooms_of[entity_id]
-        device_class, colour, supports = details[entity_id]
+        device_class, colour, supports, presets = details[entity_id]
         result.devices.append(
             ImportedDevice(
                 entity_id=entity_id,
@@ -234,6 +242,7 @@ def build_table(
                 colour=colour,
                 device_class=device_class,
                 supports=supports,
+                presets=presets,
             )
         )
     check_table(result.devices)
@@ -248,6 +257,14 @@ def _device_class(attributes: dict[str, Any]) -> str:
 def _colour(kind: str, attributes: dict[str, Any]) -> bool:
     modes = attributes.get("supported_color_modes")
     return kind == "light" and isinstance(modes, list) and bool(set(map(str, modes)) & COLOUR_MODES)
+
+
+def _presets(kind: str, attributes: dict[str, Any]) -> tuple[str, ...]:
+    """A fan's or thermostat's preset_modes that can be said (a name, not a sentence)."""
+    modes = attributes.get("preset_modes")
+    if kind not in ("fan", "climate") or not isinstance(modes, list):
+        return ()
+    return tuple(m for m in modes if isinstance(m, str) and _SPOKEN.fullmatch(m.lower()))[:12]
 
 
 def _supports(kind: str, attributes: dict[str, Any]) -> tuple[str, ...]:
@@ -447,6 +464,8 @@ def to_toml(imported: HomeImport, source: str) -> str:
             lines.append(f"device_class = {_string(device.device_class)}")
         if device.supports:
             lines.append(f"supports = [{', '.join(_string(op) for op in device.supports)}]")
+        if device.presets:
+            lines.append(f"presets = [{', '.join(_string(p) for p in device.presets)}]")
         lines.append(f"homeassistant = {_string(device.entity_id)}")
     return "\n".join(lines) + "\n"
 

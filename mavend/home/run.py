@@ -23,9 +23,11 @@ from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
 from mavend.home.devices import (
     FIXED_VALUES,
+    HVAC_MODES,
     OPERATIONS,
     VALUE_SLOTS,
     WHICH_STATES,
+    device_ops,
     effective_op,
     resolve,
 )
@@ -110,8 +112,10 @@ class HomeActs:
         value = args.get(VALUE_SLOTS.get(act.name, ""), FIXED_VALUES.get(act.name, ""))
         if act.name == "device_temperature" and args.get("half"):
             value = f"{value}.5"  # "nineteen and a half"
+        ops = {d.name: _op_for(d, op, value) for d in found.devices}
+        if refused := _no_such_preset(found.devices, ops, value):
+            return HomeRun(Reply(refused, Outcome.REFUSED, "bad_argument"))
         sent = _Sent()
-        ops = {d.name: effective_op(d, op) or op for d in found.devices}
         outcomes = [
             *self._via_mqtt([d for d in found.devices if d.mqtt], op, value, sent),
             *(
@@ -176,6 +180,8 @@ class HomeActs:
             result = ha.get_state(self.settings.homeassistant, entity)
             state = result.body
         else:
+            if op == "preset":  # the device's own spelling of the mode ("Sleep", "eco")
+                value = next((p for p in device.presets if p.lower() == value.lower()), value)
             if device.type == "climate" and op in ("up", "down"):
                 # "Make it warmer": a step from the target Home Assistant holds now.
                 now = ha.get_state(self.settings.homeassistant, entity)
@@ -241,6 +247,28 @@ def _said(device: DeviceSpec, op: str, state: Mapping[str, Any] | None) -> str:
         now = (state.get("attributes") or {}).get("current_temperature")
         return f"{now:g} degrees" if _number(now) else "unknown"
     return classes.describe(device.type, device.device_class, state)
+
+
+def _op_for(device: DeviceSpec, op: str, value: str) -> str:
+    """The operation a request means for this device: its kin (a blind's "on" is open),
+    and "set it to auto" as a thermostat's HVAC mode or a fan's preset, by what it has."""
+    meant = effective_op(device, op) or op
+    if meant in ("preset", "mode"):
+        if value.lower() in {p.lower() for p in device.presets}:
+            return "preset"
+        if value in HVAC_MODES and "mode" in device_ops(device):
+            return "mode"
+    return meant
+
+
+def _no_such_preset(devices: Sequence[DeviceSpec], ops: Mapping[str, str], value: str) -> str:
+    """A refusal when a device has no preset of that name ("sleep"), naming what it has."""
+    for device in devices:
+        wanted = ops[device.name] == "preset"
+        if wanted and value.lower() not in {p.lower() for p in device.presets}:
+            has = human_list(list(device.presets)) or "none"
+            return f"The {device.name} has no {value} mode; it has {has}."
+    return ""
 
 
 def which(
