@@ -618,3 +618,10 @@ def test_a_fans_preset_is_one_of_its_own(home: Home) -> None:
     refused = home.say("put the study fan on sleep mode")  # the study fan has no presets
     assert refused.outcome == Outcome.REFUSED
     assert home.attr("fan.study_fan", "preset_mode") is None
+
+
+def test_two_commands_in_one_breath_both_run_in_order(home: Home) -> None:
+    home.standin.states["lock.side_door"]["state"] = "unlocked"
+    reply = home.say("lock the side door then start the upstairs robot")
+    assert reply.text == "The side door is locked. The upstairs robot is cleaning."
+    assert [c[1] for c in home.standin.calls] == ["lock", "start"]
