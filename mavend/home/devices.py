@@ -317,16 +317,7 @@ def resolve(
     if op_act == "device_read":
         return _readers(devices, args.get("quantity", ""), room or here)
     if op_act == "device_which":
-        kind = args.get("kind", "")
-        found = [d for d in devices if kind in (*nouns(d)[0], *nouns(d)[1]) and d.type != "todo"]
-        # "Which windows are open" asks the window sensors, not the blinds covering them.
-        sensed = [d for d in found if d.type == "binary_sensor"]
-        found = sensed or found
-        found = [d for d in found if d.room == room] if room else found
-        if not found:
-            place = f" in the {room}" if room else ""
-            return Resolution(refusal=f"There are no {kind}{place} that I know of.")
-        return Resolution(devices=tuple(found), group=kind if kind.endswith("s") else _plural(kind))
+        return _of_kind(devices, args.get("kind", ""), room)
     word = args.get("device", "")
     named = [d for d in devices if d.name == word]
     if not named and room and (joined := [d for d in devices if d.name == f"{room} {word}"]):
@@ -337,10 +328,10 @@ def resolve(
     if word == EVERYTHING:
         return _everything(devices, op, room or here, whole_home=bool(args.get("scope")))
     # A plural kind ("the blinds") is every one of them, even where it is also each one's
-    # alias (an imported "kitchen blinds" is "blinds" in its room).
-    # "every thermostat in the house": a kind said once, for the whole home, is every one.
-    every = (lambda d: word in (*nouns(d)[0], *nouns(d)[1])) if args.get("scope") else None
-    plural = _can_first([d for d in devices if (every or (lambda d: word in nouns(d)[1]))(d)], op)
+    # alias (an imported "kitchen blinds" is "blinds" in its room); so is a kind said once
+    # for the whole home ("every thermostat in the house").
+    whole_home = bool(args.get("scope"))
+    plural = _can_first([d for d in devices if _every_one(d, word, whole_home)], op)
     if plural:
         return _all_of(plural, word, room, here, op)
     found = [d for d in devices if word in d.aliases]
@@ -352,6 +343,23 @@ def resolve(
         # "lock up the garage": the room's lock, when no garage door can be locked.
         return _everything(devices, op, word)
     return _one_of(single, word, room, here, op)
+
+
+def _every_one(device: DeviceSpec, word: str, whole_home: bool) -> bool:
+    one, every = nouns(device)
+    return word in every or (whole_home and word in one)
+
+
+def _of_kind(devices: Sequence[DeviceSpec], kind: str, room: str) -> Resolution:
+    """ "Which lights are on": every device of that kind (in that room) to read."""
+    found = [d for d in devices if kind in (*nouns(d)[0], *nouns(d)[1]) and d.type != "todo"]
+    # "Which windows are open" asks the window sensors, not the blinds covering them.
+    found = [d for d in found if d.type == "binary_sensor"] or found
+    found = [d for d in found if d.room == room] if room else found
+    if not found:
+        place = f" in the {room}" if room else ""
+        return Resolution(refusal=f"There are no {kind}{place} that I know of.")
+    return Resolution(devices=tuple(found), group=kind if kind.endswith("s") else _plural(kind))
 
 
 def _can_first(found: list[DeviceSpec], op: str) -> list[DeviceSpec]:
