@@ -281,18 +281,12 @@ class Assistant:
         if taken is None or (said not in YES and said not in NO):
             return None  # the user moved on: the question lapses, this turn routes normally
         act = pending_op(pending) == "act"
-        decision = Decision(
-            utterance=utterance,
-            stage=Stage.GRAMMAR,
-            intent=Intent.ACT,
-            confidence=1.0,
-            slots=Slots(
-                fn=str(pending.get("act", "")) if act else "",
-                args=dict(pending.get("args") or {}) if act else {},
-                has_fn=act,
-                text=said,
-            ),
-            decided_by="confirmation",
+        decision = _settled(
+            utterance,
+            said,
+            "confirmation",
+            fn=str(pending.get("act", "")) if act else "",
+            args=dict(pending.get("args") or {}) if act else {},
         )
         if said in NO:
             return decision, Reply("OK, I won't.")
@@ -326,16 +320,7 @@ class Assistant:
         if not name:
             return None
         args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
-        decision = Decision(
-            utterance=utterance,
-            stage=Stage.GRAMMAR,
-            intent=Intent.ACT,
-            confidence=1.0,
-            slots=Slots(
-                fn=str(asked["act"]), args={**args, "device": name}, has_fn=True, text=said
-            ),
-            decided_by="choice",
-        )
+        decision = _settled(utterance, said, "choice", str(asked["act"]), {**args, "device": name})
         return decision, self.handler.handle(decision, context)
 
     def _more_items(self, said: str, utterance: str, session: str) -> ListCommand | None:
@@ -504,4 +489,18 @@ def open_assistant(
         raise
     return Assistant(
         settings, store, router, clock=clock, tz=tz, on_reminders_changed=on_reminders_changed
+    )
+
+
+def _settled(
+    utterance: str, said: str, decided_by: str, fn: str = "", args: dict[str, str] | None = None
+) -> Decision:
+    """An act decided by an answer to this session's own question (a yes, a choice)."""
+    return Decision(
+        utterance=utterance,
+        stage=Stage.GRAMMAR,
+        intent=Intent.ACT,
+        confidence=1.0,
+        slots=Slots(fn=fn, args=dict(args or {}), has_fn=bool(fn), text=said),
+        decided_by=decided_by,
     )
