@@ -39,7 +39,7 @@ from tests.test_daemon_audio import synchronously, until
 
 SLOW_S = 6.0  # the turn in flight: longer than the old fixed 4 s wait at SIGTERM
 FACT = "I drank a glass of water"
-LATER = "remember that the spare key is under the mat"
+LATER = "write down that the spare key is under the mat"  # no grammar phrase: the LLM's
 
 
 class SlowLlm:

@@ -49,7 +49,7 @@ UNSEEN: list[tuple[str, Intent]] = [
     ("i just drank two glasses of water", Intent.FACT),
     ("i slept about six hours last night", Intent.FACT),
     ("keep in mind the boiler code is four four one nine", Intent.NOTE),
-    ("make a note that the plumber's name is tomasz", Intent.NOTE),
+    ("write down that the plumber's name is tomasz", Intent.NOTE),
     ("when was the last time i gave the dog his tablet", Intent.QUERY),
     ("what is the capital of portugal", Intent.QUERY),
     ("how is your morning going so far", Intent.CHAT),
