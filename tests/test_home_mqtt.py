@@ -90,6 +90,18 @@ def test_brightness_is_sent_on_zigbee2mqtts_scale(tmp_path: Path, broker: Broker
     assert turn.reply.text == "The kitchen ceiling is at 40 percent."
 
 
+def test_brighten_is_a_brightness_step_and_never_turns_it_off(tmp_path: Path, broker: Broker):
+    settings = home_settings(tmp_path, broker.port)
+    states = {"kitchen_ceiling": {"state": "ON", "brightness": 102}}
+    with Listener(broker.port) as listener, Z2mDevices(broker.port, states=states):
+        turn = say(settings, "brighten the kitchen ceiling")
+        settle(listener, 2)
+    assert listener.sent_to_devices()[0] == (
+        "zigbee2mqtt/kitchen_ceiling/set", '{"brightness_step":51}'
+    )
+    assert turn.reply.text.startswith("The kitchen ceiling is on")
+
+
 def test_a_plug_can_be_asked_about_and_cannot_be_dimmed(tmp_path: Path, broker: Broker):
     settings = home_settings(tmp_path, broker.port)
     with Listener(broker.port) as listener, Z2mDevices(broker.port) as devices:

@@ -2,7 +2,8 @@
 state message on `<topic>` says, as Zigbee2MQTT documents its exposes.
 
 - light, switch, plug: `{"state": "ON"|"OFF"}`, `brightness` on Z2M's 0-254 scale, a
-  colour as `{"color": {"hex": ...}}`, a white as `color_temp` in mired;
+  step as `brightness_step`, a colour as `{"color": {"hex": ...}}`, a white as
+  `color_temp` in mired;
 - cover: `{"state": "OPEN"|"CLOSE"|"STOP"}`, `{"position": 0-100}`; it reports `state`
   (OPEN/CLOSE) and `position`;
 - lock: `{"state": "LOCK"|"UNLOCK"}`; it reports `state` and `lock_state` (locked,
@@ -44,6 +45,11 @@ def message(device: DeviceSpec, op: str, level: int | None, value: str = "") -> 
 
 
 def _switched(op: str, level: int | None, value: str) -> dict[str, Any]:
+    if op in ("up", "down"):  # Zigbee2MQTT's brightness_step, on its 0-254 scale
+        step = round(classes.STEP * BRIGHTNESS / 100)
+        return {"brightness_step": step if op == "up" else -step}
+    if op not in ("on", "off", "set", "colour"):
+        raise templates.TemplateError(f"there is no Zigbee2MQTT command to {op} a light or switch")
     on = op in ("on", "colour") or (level or 0) > 0
     body: dict[str, Any] = {"state": "ON" if on else "OFF"}
     if op == "set" and level:
@@ -121,8 +127,10 @@ def said(device: DeviceSpec, state: Mapping[str, Any] | None) -> str:
 
 
 def light_matches(op: str, level: int | None, seen: Mapping[str, Any]) -> bool:
-    if op == "state":
+    if op in ("state", "down"):
         return True
+    if op == "up":
+        return seen["on"]
     want_on = op in ("on", "colour") or (op == "set" and (level or 0) > 0)
     if seen["on"] != want_on:
         return False
