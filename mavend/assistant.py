@@ -313,9 +313,12 @@ class Assistant:
     ) -> tuple[Decision, Reply] | None:
         """The answer to this session's "Which fan?": the act again, on the one it names.
         Any other turn drops the question."""
-        asked = self.ctx.session.pop(DEVICE_CHOICE + session)
+        key = DEVICE_CHOICE + session
+        # A read first: most turns follow no question, and a pop is a write transaction.
+        asked = self.ctx.session.get(key, now_ts=self.ctx.now().timestamp())
         if not isinstance(asked, dict):
             return None
+        self.ctx.session.pop(key)
         name = chosen(asked.get("choices") or [], said)
         if not name:
             return None
