@@ -21,7 +21,7 @@ from mavend.memory.dialogue import parse_clarify_answer, parse_correction
 from mavend.memory.habits import HabitMatch, recall
 from mavend.memory.records import MemoryTable
 from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
-from mavend.memory.text import sanitize, similar
+from mavend.memory.text import content_words, sanitize, similar, stored_content_words
 from mavend.router.classifier import CentroidClassifier, Example, HashingEmbedder
 from mavend.router.decision import Intent
 from mavend.store import Store
@@ -676,3 +676,27 @@ def test_a_repair_applies_where_the_gate_saw_a_fragment(tmp_path: Path) -> None:
     # ...while a habit never settles a fragment, and "um" recalls nothing at all.
     um = a.handle_text("um")
     assert um.decision is not None and um.decision.clarify is not None
+
+
+def test_a_turns_own_words_are_not_cached_only_stored_texts_are(tmp_path: Path) -> None:
+    # Issue 22's long soak: caching every utterance ever said grew the daemon.
+    before = stored_content_words.cache_info().currsize
+    for n in range(50):
+        assert content_words(f"turn on lamp {n} in the hall") == ["turn", "on", "lamp", "#", "hall"]
+    assert stored_content_words.cache_info().currsize == before
+    table = MemoryTable(Store(tmp_path / "m.sqlite3"))
+    table.add_habit(
+        scope="default",
+        utterance="dim the hall lamps",
+        intent="act",
+        fn="act.lamp_off",
+        args={},
+        confidence=0.9,
+        source="user",
+        now=NOW,
+        keep=100,
+    )
+    habits = table.habits("default", 10)
+    assert habits and habits[0].words == ("dim", "hall", "lamp")
+    assert stored_content_words("dim the hall lamps") == ("dim", "hall", "lamp")
+    assert stored_content_words.cache_info().maxsize >= 2000  # the recall window

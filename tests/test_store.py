@@ -12,7 +12,7 @@ import pytest
 
 from mavend.errors import StorageCorruptError, StorageError, StorageLockedError
 from mavend.records import FactLog, NoteBook, SessionState, TurnLog
-from mavend.store import Store, schema_version
+from mavend.store import PAGE_CACHE_KIB, Store, schema_version
 from tests.state_kit import TZ
 
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)
@@ -32,6 +32,24 @@ def test_a_new_database_is_migrated_in_wal_mode(tmp_path: Path) -> None:
     with store.read() as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close()
+
+
+def test_every_threads_connection_has_a_bounded_page_cache(tmp_path: Path) -> None:
+    # The long soak (issue 22) grew with each connection's default 2 MiB cache.
+    store = Store(tmp_path / "state.sqlite3")
+    sizes: list[int] = []
+
+    def read_cache_size() -> None:
+        with store.read() as conn:
+            sizes.append(int(conn.execute("PRAGMA cache_size").fetchone()[0]))
+
+    read_cache_size()
+    worker = threading.Thread(target=read_cache_size)
+    worker.start()
+    worker.join()
+    store.close()
+    assert sizes == [-PAGE_CACHE_KIB, -PAGE_CACHE_KIB]
+    assert PAGE_CACHE_KIB < 2000  # below SQLite's default
 
 
 def test_reopening_keeps_the_data_and_does_not_migrate_twice(tmp_path: Path) -> None:

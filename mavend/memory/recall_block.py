@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mavend.memory.records import Habit, Repair
-from mavend.memory.text import content_words, sanitize
+from mavend.memory.text import content_words, sanitize, stored_content_words
 
 LINE_PREFIX = "- "
 
@@ -53,7 +53,7 @@ def build_block(
         return ""
     candidates: list[str] = []
     for repair in repairs:
-        if repair.live and words & set(content_words(repair.utterance)):
+        if repair.live and words & set(stored_content_words(repair.utterance)):
             candidates.append(repair_line(repair))
     scored = sorted(
         (h for h in habits if h.intent != "chat" and _relevant(words, set(h.words))),

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from mavend.memory.signature import FailureSignature
-from mavend.memory.text import content_words
+from mavend.memory.text import stored_content_words
 from mavend.store import Store, iso
 
 WRITER = "mavend.memory"
@@ -145,7 +145,7 @@ def own_habit(row: sqlite3.Row) -> Habit | None:
         float(row["confidence"]),
         row["source"],
         row["at"],
-        tuple(content_words(row["utterance"])),
+        stored_content_words(row["utterance"]),
     )
 
 

@@ -41,13 +41,24 @@ def _stem(word: str) -> str:
 
 def content_words(text: str) -> list[str]:
     """Tokens minus stop words, plural -s stripped, numbers as '#'; first-seen order."""
-    return list(_content_words(text))
+    return list(_words(text))
 
 
-@functools.lru_cache(maxsize=8192)
-def _content_words(text: str) -> tuple[str, ...]:
-    # Cached: every turn compares the utterance with up to RECALL_ROWS stored
-    # habits, and the same stored utterances come back turn after turn.
+# The stored texts (habits, repairs) are compared with every turn, so their
+# words are cached; a turn's own utterance is not, since most are said once and
+# caching them grew the daemon by ~0.5 MiB an hour in the long soak (issue 22).
+# The bound covers the recall window (RECALL_ROWS = 2000 habits) with room for
+# repairs; an entry is about 0.5 KiB, so the cache stays under ~1.2 MiB.
+STORED_WORDS_CACHE = 2304
+
+
+@functools.lru_cache(maxsize=STORED_WORDS_CACHE)
+def stored_content_words(text: str) -> tuple[str, ...]:
+    """`content_words` of a stored record's text, cached."""
+    return _words(text)
+
+
+def _words(text: str) -> tuple[str, ...]:
     words: dict[str, None] = {}
     for token in tokens(text):
         if token in STOP_WORDS:
