@@ -206,6 +206,8 @@ class Z2mDevices:
     on_command: Any = None
     client: paho.Client | None = None
     react: dict[str, Any] = field(default_factory=dict)
+    # Friendly names published with retain (Zigbee2MQTT's per-device `retain: true`).
+    retained: set[str] = field(default_factory=set)
 
     def __enter__(self) -> Z2mDevices:
         self.client = _connected(self.port, "test-z2m")
@@ -231,7 +233,18 @@ class Z2mDevices:
         if verb == "set":
             payload = json.loads(message.payload)
             state.update(self.react[name](payload) if name in self.react else payload)
-        client.publish(f"zigbee2mqtt/{name}", json.dumps(state))
+        self.report(name)
+
+    def report(self, name: str) -> None:
+        """Publish the device's state, as it does on a change or a /get (or on its own:
+        a sensor waking up); qos 1, so a kept state is on the broker when this returns."""
+        assert self.client is not None
+        info = self.client.publish(
+            f"zigbee2mqtt/{name}", json.dumps(self.states[name]), qos=1,
+            retain=name in self.retained,
+        )
+        if threading.current_thread() is not getattr(self.client, "_thread", None):
+            info.wait_for_publish(5)
 
 
 # Home Assistant's REST API -----------------------------------------------------------

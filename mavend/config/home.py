@@ -91,7 +91,8 @@ class DeviceSpec:
         if self.mqtt and not cls.mqtt:
             raise ValueError(
                 f"a {self.type} is reached through Home Assistant (`homeassistant`); "
-                "over MQTT (Zigbee2MQTT) only lights, plugs, switches, covers and locks"
+                "over MQTT (Zigbee2MQTT) only lights, plugs, switches, covers, locks, fans, "
+                "thermostats (climate) and sensors"
             )
         if unknown := [op for op in self.supports if op not in cls.ops]:
             raise ValueError(

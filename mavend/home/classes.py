@@ -249,6 +249,7 @@ FAN = DeviceClass(
         ),
         "state": Operation(""),
     },
+    mqtt=True,
 )
 CLIMATE = DeviceClass(
     "climate",
@@ -277,6 +278,7 @@ CLIMATE = DeviceClass(
         "down": Operation("set_temperature", 1),
         "state": Operation(""),
     },
+    mqtt=True,
 )
 
 
@@ -340,7 +342,9 @@ VACUUM = DeviceClass(
         "state": Operation(""),
     },
 )
-SENSOR = DeviceClass("sensor", "sensor", ("sensor",), ("sensors",), {"state": Operation("")})
+SENSOR = DeviceClass(
+    "sensor", "sensor", ("sensor",), ("sensors",), {"state": Operation("")}, mqtt=True
+)
 BINARY_SENSOR = DeviceClass(
     "binary_sensor",
     "binary_sensor",
@@ -355,6 +359,7 @@ BINARY_SENSOR = DeviceClass(
         "motion": (("motion sensor",), ("motion sensors",)),
         "moisture": (("leak sensor", "water sensor"), ("leak sensors",)),
     },
+    mqtt=True,
 )
 SCENE = DeviceClass("scene", "scene", ("scene",), ("scenes",), {"activate": Operation("turn_on")})
 SCRIPT = DeviceClass(

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec, ActsSettings, DeviceSpec
-from mavend.home import classes
+from mavend.home import classes, z2m
 
 # Generated act -> (operation, the value it always sends, its value slot). The handler
 # reads the operation from this table, so a device act can only ever do one of its
@@ -144,6 +144,8 @@ def device_ops(device: DeviceSpec) -> tuple[str, ...]:
         ops = (*ops, "read")  # a reading asked for by quantity and room (device_read)
     if not device.presets:
         ops = tuple(op for op in ops if op != "preset")  # nothing to choose from
+    if device.mqtt:  # what Zigbee2MQTT has a command for
+        ops = tuple(op for op in ops if op in z2m.OPS[device.type])
     return ops
 
 

@@ -60,6 +60,7 @@ class _Box:
     """What paho's callbacks saw, read by the loop below (same thread)."""
 
     watches: Mapping[str, StateCheck]
+    kept_ok: frozenset[str] = frozenset()  # topics where the broker's kept state answers
     connack: Any = None
     subscribed: set[int] = field(default_factory=set)
     lost: bool = False
@@ -76,8 +77,11 @@ class _Box:
         self.lost = True
 
     def on_message(self, client, userdata, message) -> None:
-        # A retained message is the state from before this command: it confirms nothing.
-        if message.retain or message.topic not in self.watches:
+        # A retained message is the state from before this command: it confirms nothing,
+        # except for a read of a device that sleeps (a battery sensor never answers a /get).
+        if message.topic not in self.watches or (
+            message.retain and message.topic not in self.kept_ok
+        ):
             return
         try:
             state = json.loads(message.payload.decode("utf-8"))
@@ -99,10 +103,14 @@ def publish(
     settings: MqttSettings,
     messages: Sequence[Message],
     watches: Mapping[str, StateCheck] | None = None,
+    kept_ok: frozenset[str] = frozenset(),
 ) -> MqttResult:
     """Send `messages`; then wait until every watched topic reports a state its check
-    accepts, or `confirm_timeout_s` passes. Never raises for network trouble."""
-    box = _Box(watches or {})
+    accepts, or `confirm_timeout_s` passes. Never raises for network trouble.
+
+    `kept_ok`: watched topics whose retained message (the last state the broker kept)
+    counts as an answer: reads of devices that sleep."""
+    box = _Box(watches or {}, kept_ok)
     try:
         client = _client(settings, box)
     except OSError as exc:

@@ -117,7 +117,7 @@ class HomeActs:
             return HomeRun(Reply(refused, Outcome.REFUSED, "bad_argument"))
         sent = _Sent()
         outcomes = [
-            *self._via_mqtt([d for d in found.devices if d.mqtt], op, value, sent),
+            *self._via_mqtt([d for d in found.devices if d.mqtt], ops, value, sent),
             *(
                 self._via_ha(d, ops[d.name], value, sent)
                 for d in found.devices
@@ -149,29 +149,42 @@ class HomeActs:
         )
 
     def _via_mqtt(
-        self, devices: Sequence[DeviceSpec], op: str, value: str, sent: _Sent
+        self, devices: Sequence[DeviceSpec], ops: Mapping[str, str], value: str, sent: _Sent
     ) -> list[DeviceOutcome]:
         if not devices:
             return []
-        level = int(value) if op == "set" else None
-        ops = {d.mqtt: effective_op(d, op) or op for d in devices}
-        messages = [z2m.message(d, ops[d.mqtt], level, value) for d in devices]
+        level = {d.mqtt: int(value) if ops[d.name] == "set" else None for d in devices}
+        known = self._known_states([d for d in devices if z2m.needs_state(d, ops[d.name])])
+        if isinstance(known, mqtt.MqttResult):  # the broker failed before anything was sent
+            return [_mqtt_outcome(d, known, ops[d.name]) for d in devices]
+        messages = [
+            z2m.message(d, ops[d.name], level[d.mqtt], value, known.get(d.mqtt)) for d in devices
+        ]
         for message in messages:
             sent.add("mqtt", message.topic, message.payload)
-        watches = {d.mqtt: z2m.check(d, ops[d.mqtt], level, value) for d in devices}
-        result = mqtt.publish(self.settings.mqtt, messages, watches)
-        return [
-            DeviceOutcome(
-                d,
-                confirmed=d.mqtt in result.confirmed,
-                state=z2m.light_state(result.states.get(d.mqtt)),
-                said=z2m.said(d, result.states.get(d.mqtt)),
-                error=result.error,
-                detail=result.detail,
-                published=result.published,
-            )
+        watches = {
+            d.mqtt: z2m.check(d, ops[d.name], level[d.mqtt], value, known.get(d.mqtt))
             for d in devices
-        ]
+        }
+        kept = frozenset(d.mqtt for d in devices if z2m.keeps_last_state(d, ops[d.name]))
+        result = mqtt.publish(self.settings.mqtt, messages, watches, kept)
+        return [_mqtt_outcome(d, result, ops[d.name]) for d in devices]
+
+    def _known_states(
+        self, devices: Sequence[DeviceSpec]
+    ) -> dict[str, dict[str, Any]] | mqtt.MqttResult:
+        """What each device holds now, for a command made from it (a thermostat's
+        setpoint, a fan's speed): its answer to a /get, or the state the broker kept."""
+        if not devices:
+            return {}
+        watches = {d.mqtt: (lambda state: True) for d in devices}
+        topics = frozenset(watches)
+        result = mqtt.publish(
+            self.settings.mqtt, [z2m.read_message(d) for d in devices], watches, topics
+        )
+        if result.error and not result.published:
+            return result
+        return result.states
 
     def _via_ha(self, device: DeviceSpec, op: str, value: str, sent: _Sent) -> DeviceOutcome:
         entity = device.homeassistant
@@ -234,6 +247,20 @@ class HomeActs:
         text = self._sentence(error, "it", published, status, detail)
         outcome = Outcome.UNAVAILABLE if "unreachable" in error else Outcome.FAILED
         return HomeRun(Reply(text, outcome, error, _data(act, sent)), sent, detail)
+
+
+def _mqtt_outcome(device: DeviceSpec, result: mqtt.MqttResult, op: str) -> DeviceOutcome:
+    raw = result.states.get(device.mqtt)
+    seen = z2m.as_ha(device, raw)
+    return DeviceOutcome(
+        device,
+        confirmed=device.mqtt in result.confirmed,
+        state=z2m.light_state(raw),
+        said=_said(device, op, seen) if seen is not None else z2m.said(device, raw),
+        error=result.error,
+        detail=result.detail,
+        published=result.published,
+    )
 
 
 def _data(act: ActSpec, sent: tuple[str, ...]) -> dict[str, Any]:
