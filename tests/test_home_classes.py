@@ -459,26 +459,58 @@ def test_many_of_a_kind_are_counted_a_few_named() -> None:
     assert len(few.devices) == 3 and few.group == ""  # named one by one in the reply
 
 
-def test_a_spoken_request_locks_the_side_door(
+# One spoken request per class, in one recording: (what is said, what must be left
+# behind: an entity's state, or a reply's words for a read).
+SPOKEN = [
+    ("open the driveway gate", ("cover.driveway_gate", "open")),
+    ("lock the side door", ("lock.side_door", "locked")),
+    ("turn on the study fan", ("fan.study_fan", "on")),
+    ("switch the heat pump to cool", ("climate.loft_heat_pump", "cool")),
+    ("pause the tv", ("media_player.den_tv", "paused")),
+    ("start the upstairs robot", ("vacuum.upstairs_robot", "cleaning")),
+    ("turn on the garden tap", ("valve.garden_tap", "open")),
+    ("what's the temperature in the loft", "16.4 degrees"),
+    ("is the back window open", "The back window is open."),
+    ("activate reading time", ("light.den_lamp", "on")),
+    ("what's on my chores list", "water the ferns"),
+]
+# Whisper tiny.en hears espeak-ng's voice imperfectly, and not the same way twice under
+# load (issue 25): 6 to 8 of the 11 came through word for word in the runs made when
+# this was written (en-us, 170 words a minute, the best of 5 voices and speeds). Each
+# request heard right must leave its state; one heard wrong must change nothing else.
+HEARD_AT_LEAST = 5
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().replace("?", "").replace(".", "").replace(",", "").split())
+
+
+def test_every_class_spoken_not_typed(
     tmp_path: Path, standin: StandIn, private_dirs: Path
 ) -> None:
     """Speech, not text (espeak-ng, wake word, endpointing, Whisper: `mavend listen
-    --audio-file`), then the router, the lock class and Home Assistant's service."""
+    --audio-file`), one request per class, then the router, the class and Home
+    Assistant's service: judged by the state the stand-in is left in."""
     import json as json_
     import os
     import subprocess
     import sys
 
-    from tests.audio_fixtures import command_clip, write_wav
+    from tests.audio_fixtures import command_clip, concat, write_wav
     from tests.conftest import require_model
 
     for name in ("openwakeword", "silero-vad", "whisper-tiny.en"):
         require_model(name)
     clip = write_wav(
-        tmp_path / "lock.wav",
-        command_clip("lock the side door", voice="en-us+f3", speed=160),
+        tmp_path / "home.wav",
+        concat(*(command_clip(said, voice="en-us", speed=170) for said, _ in SPOKEN)),
     )
-    standin.states["lock.side_door"]["state"] = "unlocked"
+    for eid, start in (
+        ("lock.side_door", "unlocked"), ("media_player.den_tv", "playing"),
+        ("climate.loft_heat_pump", "heat"), ("fan.study_fan", "off"),
+    ):  # fmt: skip
+        standin.states[eid]["state"] = start
+    before = copy.deepcopy(standin.states)
     token = tmp_path / "ha-token"
     token.write_text(standin.token + "\n")
     config = tmp_path / "config.toml"
@@ -489,17 +521,32 @@ def test_a_spoken_request_locks_the_side_door(
     mavend = Path(sys.executable).parent / "mavend"
     heard = subprocess.run(
         [str(mavend), "--config", str(config), "listen", "--json", "--audio-file", str(clip)],
-        capture_output=True, text=True, timeout=180, env=os.environ.copy(),
+        capture_output=True, text=True, timeout=300, env=os.environ.copy(),
     )  # fmt: skip
     assert heard.returncode == 0, heard.stderr
-    replies = [
-        json_.loads(line)["text"]
-        for line in heard.stdout.splitlines()
-        if '"event": "reply"' in line
-    ]
-    assert replies == ["The side door is locked."], heard.stdout
-    assert standin.states["lock.side_door"]["state"] == "locked"
-    assert standin.calls == [("lock", "lock", {"entity_id": "lock.side_door"})]
+    turns: list[tuple[str, str]] = []  # (transcript, reply)
+    transcript = ""
+    for line in heard.stdout.splitlines():
+        event = json_.loads(line) if line.startswith("{") else {}
+        if event.get("event") == "transcript":
+            transcript = _normal(event["text"].removeprefix("Hey Jarvis, "))
+        elif event.get("event") == "reply":
+            turns.append((transcript, event["text"]))
+    wanted = {_normal(said): want for said, want in SPOKEN}
+    right = [(t, r) for t, r in turns if t in wanted]
+    assert len(right) >= HEARD_AT_LEAST, turns
+    for transcript, reply in right:
+        want = wanted[transcript]
+        if isinstance(want, tuple):
+            assert standin.states[want[0]]["state"] == want[1], (transcript, reply)
+        else:
+            assert want in reply, (transcript, reply)
+    # Whatever was misheard changed nothing outside what was said right.
+    asked = {want[0] for t, _ in right if isinstance(want := wanted[t], tuple)}
+    if "activate reading time" in dict(right):  # the scene (its last-activated time) and its lamp
+        asked |= {"light.den_lamp", "scene.reading_time"}
+    changed = {e for e in standin.states if standin.states[e] != before.get(e)}
+    assert changed <= asked, (changed, turns)
 
 
 def test_the_answer_to_which_fan_runs_it_on_that_one(home: Home) -> None:
