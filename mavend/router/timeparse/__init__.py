@@ -37,25 +37,31 @@ Rules worth knowing (all are general, none is tied to a phrase):
 - Clock times are also said as number pairs ("seven thirty", "ten oh five",
   "at 6 45 pm"; a written pair needs "at", am/pm, an alarm or a day before it),
   as "N (minutes) to/past H" ("twenty to nine", "5 minutes to 10 pm") and, in
-  British English, as "half seven" (7:30). A dotted "7.45" that cannot be a
+  British English, as "half seven" (7:30), also counted from that half hour
+  ("ten to half four" is 4:20, "five past half three" 3:35). A dotted "7.45" that cannot be a
   date is a time next to a day or after "at".
 - Weekdays. "on tuesday" said on a Tuesday means next week, unless a time is
   given that is still ahead today ("tuesday at 6pm" said at 14:00). "this
-  friday" is the Friday of this week, "next friday" / "friday next week" the
+  friday" is the Friday of this week ("this wednesday" said on a Wednesday
+  may be today), "this coming friday" / "the coming friday" / "upcoming" the
+  next one after today, "next friday" / "friday next week" the
   Friday of next week, so "friday after next" is the Friday of the week after.
   A weekday next to a date without a year picks between the date's next two
   occurrences ("Sat, Aug 9"); otherwise the date wins. "in 2 weeks on monday"
   is the Monday of the week 2 weeks from now, while the British "a week on
   monday" / "monday week" is seven days after the coming Monday ("a week
   tomorrow": seven days after tomorrow). "two fridays from now", "the second
-  friday from now" and "in two fridays" are the second coming Friday. A bare
+  friday from now", "in two fridays" and "two fridays later" are the second
+  coming Friday. A bare
   number after a weekday is a clock time ("monday 9"); the day of the month is
   said as an ordinal ("monday the 9th") or is over 12.
 - Numeric dates are month first (12/25), day first when the first number
   cannot be a month (25/12) and in the dotted European spelling with a year
-  (2.1.2027 is 2 January). A year may follow the day and month in any
-  spelling ("march 3rd 2027", "the fourth of july twenty twenty seven",
-  "sept 9 '27"), and "next year" may stand for it.
+  (2.1.2027 is 2 January). A month said as a word may be joined to its day by a
+  slash, dot or dash, either way round ("5-mar-2027", "apr/5", "20.march"). A
+  year may follow the day and month in any spelling ("march 3rd 2027", "the
+  fourth of july twenty twenty seven", "sept 9 '27", "12-apr-26", "june 3rd in
+  2026"), and "next year" may stand for it.
 - Parts of months, weeks and years ("mid march", "the end of the month", "the
   second week of june", "the middle of next week") resolve to the day the part
   starts, or its last / middle day for "the end of" / "the middle of"; see
@@ -65,6 +71,8 @@ Rules worth knowing (all are general, none is tied to a phrase):
 - A date without a time of day resolves to `default_time` (09:00), kind
   "date". A date that names today once that hour has passed ("today", "the
   12th" said on the 12th) resolves to the next full hour.
+- Fractions are written with a slash or as a glyph ("1 1/2 hours", "1½ hours",
+  "in ¾ of an hour").
 - Spans of hours, minutes and seconds are elapsed time (DST-safe: "in 2 hours"
   across a clock change is 2 real hours); days, weeks, months and years are
   calendar steps that keep the wall-clock time. `duration` is set whenever the

@@ -83,6 +83,8 @@ def _weekday_candidates(spec: DateSpec, today: date, has_time: bool) -> list[dat
     ahead = (wd - today.weekday()) % 7
     if mode == "this":
         first = today + timedelta(days=ahead)
+    elif mode == "coming":
+        first = today + timedelta(days=ahead or 7)
     elif ahead == 0 and not has_time:
         first = today + timedelta(days=7)  # "on tuesday" said on a Tuesday: next week
     else:

@@ -52,7 +52,8 @@ _REL_CLOCK_RE = re.compile(
     PRE
     + r"(?P<q>(?:a\s)?quarter|half|3\squarters|" + EDGE + r"\d{1,2}(?!\w))"
     r"(?:\s(?:minutes?|mins?))?\s(?P<rel>past|after|to|till|til|before|of)\s"
-    r"(?:(?P<noon>noon|midnight)|(?P<bh>\d{1,2})(?!\w)(?:\s?(?::|h)\s?(?P<bm>\d{2})(?!\w))?"
+    r"(?:(?P<noon>noon|midnight)|(?P<half>half\s)?(?P<bh>\d{1,2})(?!\w)"
+    r"(?:\s?(?::|h)\s?(?P<bm>\d{2})(?!\w))?"
     r"(?:\s?oclock)?(?:\s?(?P<ap>am|pm))?(?:\s?oclock)?)" + _TZ
 )
 # "half seven" (British): not "half 2 hours", "half 3 times", "half 4/5", "in half 3 ways".
@@ -193,6 +194,10 @@ def _h_rel_clock(m: re.Match[str], lx: Lexed) -> Atom | None:
         if h > 23:
             return None
         bm = int(m["bm"]) if m["bm"] else 0
+        if m["half"]:  # British "ten to half four": from half past four (4:20)
+            if bm or h > 12:
+                return None
+            bm = 30
         ap = m["ap"] or ""
         base = Clock(h, bm, 0, ap if h <= 12 else "", h == 0 or h > 12)
     clock = Clock(base.h, base.m, 0, base.meridiem, base.exact24, sign * minutes)

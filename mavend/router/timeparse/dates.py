@@ -17,6 +17,7 @@ from mavend.router.timeparse.atoms import (
     EDGE,
     MON,
     NOT_TIME_AFTER,
+    UNIT_WORDS,
     WD,
     Atom,
     DateSpec,
@@ -42,18 +43,22 @@ _WEEKDAY_DAY_RE = re.compile(
     r"(?:(?:on|this)\s)?(?P<wd>" + WD + r"),?\s(?P<the>the\s)?(?P<d>" + DAYNUM + r")"
     + r"(?!\s?(?:" + MON + r"|of\s))" + NOT_TIME_AFTER + r"(?!\s\d)"
 )
+# "in 2027" only before a year that is not a count of something ("in 2030 minutes").
+_IN_YEAR = r"in\s(?=(?:\d{4}|(?:19|20)\s\d{2})(?!\w)(?!\s(?:" + UNIT_WORDS + r")(?!\w)))"
 _YEAR_AFTER = (
-    r"(?:,?\s(?:of\s)?(?P<y>\d{4}|(?:19|20)\s\d{2})(?!\w)(?!\s?[:.]\s?\d)"
-    r"|,?\s(?P<y2>\d{2})(?!\w)" + NOT_TIME_AFTER + r")?"
+    r"(?:(?:\.?,?\s(?:of\s|" + _IN_YEAR + r")?|\s?[-/.]\s?)"
+    r"(?P<y>\d{4}|(?:19|20)\s\d{2})(?!\w)(?!\s?[:.]\s?\d)"
+    r"|(?:,?\s|\s?[-/.]\s?)(?P<y2>\d{2})(?!\w)" + NOT_TIME_AFTER + r")?"
 )
 _DAY_MONTH_RE = re.compile(
     r"(?:(?P<wd>" + WD + r"),?\s)?(?:the\s)?" + EDGE + r"(?P<d>" + DAYNUM + r")"
-    r"(?:\sday)?\s?(?:of\s)?(?:the\smonth\sof\s)?(?P<mon>" + MON + r")(?!\w)" + _YEAR_AFTER
+    r"(?:\sday)?(?:\s?[-/.]\s?|\s?(?:of\s)?(?:the\smonth\sof\s)?)(?P<mon>" + MON + r")(?!\w)"
+    + _YEAR_AFTER
 )
 _MONTH_DAY_RE = re.compile(
     r"(?:(?P<wd>" + WD + r"),?\s)?(?P<mon>" + MON + r")\s?[/\-.,]?\s?(?:the\s)?"
-    r"(?P<d>" + DAYNUM + r")(?!\s?[:.]\s?\d)"
-    r"(?:(?:,\s?|\s(?:of\s)?|\s?[/\-]\s?)(?P<y>\d{4}|(?:19|20)\s\d{2})(?!\w)"
+    r"(?P<d>" + DAYNUM + r")(?!\s?[:.]\s?\d)(?!\s?(?:am|pm|oclock)(?!\w))"  # "5 march 10 am"
+    r"(?:(?:,\s?|\s(?:of\s|" + _IN_YEAR + r")?|\s?[/\-]\s?)(?P<y>\d{4}|(?:19|20)\s\d{2})(?!\w)"
     r"(?!\s?[:.]\s?\d))?"
     r"(?:,?\s(?P<wd2>" + WD + r")(?!\w))?"
 )

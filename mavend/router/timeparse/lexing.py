@@ -158,11 +158,24 @@ def _canonical(raw: list[_Tok]) -> list[_Tok]:
     return out
 
 
+# Vulgar-fraction glyphs, read as the fraction typed with a slash ("1½ hours" is
+# "1 1/2 hours").
+_GLYPHS = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3)}
+
+
 def _punct(raw: list[_Tok], i: int, out: list[_Tok]) -> int:
     t = raw[i]
     prev = out[-1] if out else None
     glued_prev = prev is not None and not t.gap
     ch = t.text
+    if ch in _GLYPHS:
+        top, bottom = _GLYPHS[ch]
+        # All three tokens stand for the one glyph: a span maps back to it.
+        after_number = prev is not None and prev.kind == "num"
+        out.append(_Tok(str(top), t.start, t.end, t.gap or after_number, "num"))
+        out.append(_Tok("/", t.start, t.end, False, "punct"))
+        out.append(_Tok(str(bottom), t.start, t.end, False, "num"))
+        return i + 1
     if ch in ("’", "‘", "'", "′"):
         # 15' is fifteen minutes; any other apostrophe (workers' day) is noise.
         if glued_prev and prev.kind == "num":

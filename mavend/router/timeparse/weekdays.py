@@ -42,8 +42,9 @@ _WEEKDAY_NEXT_WEEK_RE = re.compile(
     r"(?:the\s)?(?:next|following)\sweek,?\s(?:on\s)?(?:the\s)?(?P<wd>" + WD + r")(?!\w)"
 )
 _N_WEEKDAYS_RE = re.compile(
-    r"(?:the\s)?(?P<n>" + EDGE + r"\d{1,2}(?:th)?|a)\s(?P<wd>" + WD + r")\sfrom\s(?:now|today)"
-    r"(?!\w)|in\s(?P<n2>" + EDGE + r"\d{1,2})\s(?P<wd2>" + WD + r")(?!\w)(?:\stime(?!\w))?"
+    r"(?:the\s)?(?P<n>" + EDGE + r"\d{1,2}(?:th)?|a)\s(?P<wd>" + WD + r")\s"
+    r"(?:from\s(?:now|today)|later)(?!\w)"
+    r"|in\s(?P<n2>" + EDGE + r"\d{1,2})\s(?P<wd2>" + WD + r")(?!\w)(?:\stime(?!\w))?"
 )
 # British: "a week on tuesday", "two weeks tuesday", "a fortnight tomorrow", "a week today".
 # "in a week on tuesday" is another rule (the tuesday of the week a week from now).
@@ -82,7 +83,9 @@ def _h_weekday(m: re.Match[str], lx: Lexed) -> Atom | None:
         mode = "next_week"
     elif "this week" in post:
         mode = "this_week"
-    elif mod in ("this", "this coming", "coming", "upcoming") or post == "coming":
+    elif mod in ("this coming", "coming", "upcoming") or post == "coming":
+        mode = "coming"  # never today: "this coming wednesday" said on a Wednesday is next week's
+    elif mod == "this":
         mode = "this"
     else:
         mode = "plain"
