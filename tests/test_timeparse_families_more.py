@@ -123,9 +123,26 @@ WEEKDAYS_LATER = [
 ]
 
 
+APART = [
+    # The day and the hour said apart, with the task between them.
+    (WED, "remind me on friday to call bob at 3", lon(2025, 3, 14, 15, 0)),
+    (WED, "tomorrow call the plumber at 9", lon(2025, 3, 13, 9, 0)),
+    (WED, "on march 20 party at 8 pm", lon(2025, 3, 20, 20, 0)),
+    (WED, "at 8 pm party on march 20", lon(2025, 3, 20, 20, 0)),
+    (WED, "remind me on friday to call bob in the evening", lon(2025, 3, 14, 19, 0)),
+    (WED, "um four saturdays later football at two", lon(2025, 4, 5, 14, 0)),
+    (WED, "in 1⅓ hours", lon(2025, 3, 12, 15, 40)),
+    (WED, "in 2 2/3 hours", lon(2025, 3, 12, 17, 0)),
+    # an hour that names a thing is not when; two hours for one day: neither is taken
+    (WED, "remind me tomorrow to check the 3 oclock train", lon(2025, 3, 13, 9, 0)),
+    (WED, "remind me about my 9 am meeting tomorrow", lon(2025, 3, 13, 9, 0)),
+    (WED, "tomorrow take the pills at 7 and at 8", lon(2025, 3, 13, 9, 0)),
+]
+
+
 @pytest.mark.parametrize(
     ("now", "text", "expected"),
-    [*BARE_PAIRS, *HALF_HOURS, *YEAR_WITH_IN, *COMING, *SEPARATED_DATES, *GLYPHS,
+    [*APART, *BARE_PAIRS, *HALF_HOURS, *YEAR_WITH_IN, *COMING, *SEPARATED_DATES, *GLYPHS,
      *WEEKDAYS_LATER],
 )  # fmt: skip
 def test_the_families(now: datetime, text: str, expected: datetime) -> None:
@@ -144,3 +161,12 @@ def test_a_count_after_in_is_not_read_as_a_year(text: str) -> None:
 
     got = find_time(text, WED)
     assert got is None or got.when.year == 2025, (text, got)
+
+
+def test_the_day_and_the_hour_apart_name_both_spans() -> None:
+    from mavend.router.timeparse import find_time
+
+    found = find_time("remind me on friday to call bob at 3", WED)
+    assert found is not None and (found.phrase, found.also) == ("on friday", "at 3")
+    alone = find_time("remind me on friday to call bob", WED)
+    assert alone is not None and alone.also == ""

@@ -115,6 +115,8 @@ def match_words(candidates: list[Reminder], what: str, now: datetime) -> list[Re
     if found is not None:
         chosen = [r for r in chosen if _same_time(r, found.kind, found.when, found.phrase, now)]
         said = said.replace(normalize(found.phrase), " ")
+        if found.also:
+            said = said.replace(normalize(found.also), " ")
     words = " ".join(_FILLER.sub(" ", said).split())
     if not words:
         return chosen if found is not None else []

@@ -116,7 +116,7 @@ class SlotExtractor:
     # reminder ------------------------------------------------------------
     def _reminder(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         found = self.time_of(text, now, hints)
-        task = _reminder_task(hints.task or text, found.phrase if found else "")
+        task = _reminder_task(hints.task or text, *((found.phrase, found.also) if found else ()))
         if found is None:
             return SlotResult(Slots(text=task), question="When should I remind you?")
         if found.when <= now:
@@ -135,7 +135,16 @@ class SlotExtractor:
         # An alarm or a wake-up call reads a bare hour as a morning; only the whole
         # utterance carries those words ("wake me up {when}": the phrase alone does not).
         if hints.time_from_grammar and not ALARM_RE.search(normalize(text)):
-            return self._time_from_hints(text, now, hints) or self._find(text, now)
+            placed = self._time_from_hints(text, now, hints)
+            if placed is not None:
+                # "remind me on friday to {task}" with "at 3" in the task: the day and
+                # the hour said apart, which only the whole utterance shows.
+                whole = self._find(text, now)
+                split = whole is not None and whole.also and normalize(placed.phrase) in (
+                    normalize(whole.phrase), normalize(whole.also)
+                )
+                return whole if split else placed
+            return self._find(text, now)
         return self._find(text, now) or self._time_from_hints(text, now, hints)
 
     def _time_from_hints(self, text: str, now: datetime, hints: SlotHints) -> TimeResolution | None:
@@ -285,10 +294,11 @@ def reminder_task(text: str, time_phrase: str) -> str:
     return _reminder_task(text, time_phrase)
 
 
-def _reminder_task(text: str, time_phrase: str) -> str:
+def _reminder_task(text: str, *time_phrases: str) -> str:
     task = normalize(text)
-    if time_phrase:
-        task = task.replace(normalize(time_phrase), " ")
+    for phrase in time_phrases:  # the day and the hour, when said apart
+        if phrase:
+            task = task.replace(normalize(phrase), " ")
     task = _REMINDER_LEAD.sub("", " ".join(task.split()))
     words = task.split()
     while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone

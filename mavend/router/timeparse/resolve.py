@@ -29,6 +29,9 @@ class TimeResolution:
     kind: str  # "datetime" | "date" | "time" | "duration"
     phrase: str  # the span of text that was resolved, verbatim from the input
     duration: timedelta | None = None  # set for spans of time ("ten minutes", "in 2 h")
+    # The other span when the time was said in two places, the day and the hour apart
+    # ("on friday ... at 3": phrase "on friday", also "at 3"), verbatim; else "".
+    also: str = ""
 
 
 def resolve_text(
@@ -44,17 +47,71 @@ def resolve_text(
     groups = [g for g in group_atoms(lx, find_atoms(lx)) if _usable(g)]
     if not groups:
         return None
+    # "remind me tomorrow to check the 3 o'clock train": the train's hour is not when.
+    named = [
+        g for g in groups
+        if g.clock is not None and g.date is None and g.offset is None
+        and _NAMES_A_THING.search(lx.canon[: g.start])
+    ]
+    if named and any(g.date or g.offset for g in groups if g not in named):
+        groups = [g for g in groups if g not in named]  # ("the 5 pm one" alone still is)
     best = max(groups, key=lambda g: (g.score, g.end - g.start, -g.start))
     if best.score < min_score and not _covers_most(lx, best):
         return None
+    start, end = lx.span(best.start, best.end)
+    also = ""
+    if (apart := _day_and_hour_apart(lx, best, groups)) is not None:
+        best, other = apart
+        other_start, other_end = lx.span(other.start, other.end)
+        also = text[other_start:other_end]
     if ALARM_RE.search(lx.canon):
         _mornings(best)
-    start, end = lx.span(best.start, best.end)
     resolved = _resolve_group(best, now, prefer_future, default_time)
     if resolved is None:
         return None
     when, kind, duration = resolved
-    return TimeResolution(when=when, kind=kind, phrase=text[start:end], duration=duration)
+    return TimeResolution(
+        when=when, kind=kind, phrase=text[start:end], duration=duration, also=also
+    )
+
+
+# A clock time after one of these names a thing, not when: "the 3 o'clock train".
+_NAMES_A_THING = re.compile(r"(?:^|\s)(?:the|my|your|our|his|her|their|a|this|that)\s$")
+_APART_MAX_GAP = 60  # canonical characters between the day and the hour
+
+
+def _day_and_hour_apart(lx: Lexed, best: Group, groups: list[Group]) -> tuple[Group, Group] | None:
+    """A day and an hour said apart, with the task between ("remind me on friday to
+    call bob at 3"): one group with the day and no hour, exactly one other with the
+    hour (or part of the day) and no day. The two as one group, and the other one."""
+    def day_only(g: Group) -> bool:
+        return g.date is not None and g.clock is None and g.period is None and g.offset is None
+
+    def hour_only(g: Group) -> bool:
+        return (
+            ((g.clock is not None and not g.clock.weak) or g.period is not None)
+            and g.date is None and g.offset is None
+            and not _NAMES_A_THING.search(lx.canon[: g.start])
+        )
+
+    if day_only(best):
+        others = [g for g in groups if g is not best and hour_only(g)]
+    elif hour_only(best):
+        others = [g for g in groups if g is not best and day_only(g)]
+    else:
+        return None
+    if len(others) != 1:
+        return None  # none, or two hours for one day: nothing is guessed
+    other = others[0]
+    gap = (other.start - best.end) if other.start >= best.end else (best.start - other.end)
+    if gap > _APART_MAX_GAP:
+        return None
+    merged = Group()
+    for atom in sorted([*best.atoms, *other.atoms], key=lambda a: a.start):
+        if not merged.add(atom):
+            return None
+    return merged, other
+
 
 
 def _mornings(g: Group) -> None:

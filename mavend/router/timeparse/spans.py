@@ -22,7 +22,7 @@ from mavend.router.timeparse.lexing import Lexed
 _FRACTION = r"(?:half|quarter|3\squarters?(?!\w)|1\s?/\s?2|1\s?/\s?4|3\s?/\s?4)"
 _QTY = (
     # "2", "1.5", "3/4 (of a)", "1 1/2" (a whole and a fraction)
-    r"(?:" + EDGE + r"\d+(?:\.\d+)?(?:\s(?:1\s?/\s?[24]|3\s?/\s?4)|\s?/\s?\d+(?:\s(?:of\s)?a)?)?"
+    r"(?:" + EDGE + r"\d+(?:\.\d+)?(?:\s(?:[1-8]\s?/\s?[2-9])|\s?/\s?\d+(?:\s(?:of\s)?a)?)?"
     r"(?!\w)"
     r"(?:\sand\s(?:a\s)?" + _FRACTION + r")?"
     r"|a\s(?:couple|pair)(?:\sof)?|couple(?:\sof)?|(?:a\s)?few|several|another|a"
@@ -127,8 +127,10 @@ def _qty_value(q: str) -> float | None:
 
 def _fraction(f: str) -> float:
     f = f.replace(" ", "")
-    fractions = {"half": 0.5, "1/2": 0.5, "quarter": 0.25, "1/4": 0.25, "3/4": 0.75,
-                 "3quarter": 0.75, "3quarters": 0.75}
+    fractions = {"half": 0.5, "quarter": 0.25, "3quarter": 0.75, "3quarters": 0.75}
+    if m := re.fullmatch(r"([1-8])/([2-9])", f):  # "1 1/3 hours": a proper fraction
+        top, bottom = int(m[1]), int(m[2])
+        return top / bottom if top < bottom else 0.0
     return fractions.get(f, 0.0)
 
 
