@@ -46,7 +46,7 @@ from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext
 from mavend.handlers.persona import Persona
 from mavend.router import build_available_router
 from mavend.router.llm.llamacpp import render
-from mavend.store import Store
+from mavend.state.store import Store
 
 QUESTIONS = Path(__file__).parent / "data" / "honesty_questions.jsonl"
 OUT_DIR = Path(__file__).parent / "out"

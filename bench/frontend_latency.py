@@ -44,9 +44,9 @@ from wakeword_data import (
     turn,
 )
 
+from mavend.cli.listen import Decider
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
-from mavend.listen import Decider
 from mavend.router import build_router
 from tests.audio_fixtures import concat, silence
 from wakeword import ArraySource, EventQueue, FrontEnd, Partial, SourceEnded, Transcript

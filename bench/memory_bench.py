@@ -63,7 +63,7 @@ from mavend.router.examples import read_builtin  # noqa: E402
 from mavend.router.grammar import CommandGrammar  # noqa: E402
 from mavend.router.policy import resolve_policy  # noqa: E402
 from mavend.router.slots import SlotExtractor  # noqa: E402
-from mavend.store import Store  # noqa: E402
+from mavend.state.store import Store  # noqa: E402
 
 SUCCESS = ("done", "confirm", "unavailable")  # as mavend.memory.engine counts a success
 TZ = ZoneInfo("Europe/Berlin")

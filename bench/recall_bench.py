@@ -46,10 +46,10 @@ from mavend.config import Settings, StorageSettings  # noqa: E402
 from mavend.handlers.common import HandlerContext, content_stems, fingerprint  # noqa: E402
 from mavend.handlers.recall import MIN_SCORE, WORD_BONUS, Recall  # noqa: E402
 from mavend.models import require  # noqa: E402
-from mavend.records import vector_blob  # noqa: E402
 from mavend.router.embedder import UseEmbedder  # noqa: E402
 from mavend.search import RecordSearch  # noqa: E402
-from mavend.store import Store  # noqa: E402
+from mavend.state.records import vector_blob  # noqa: E402
+from mavend.state.store import Store  # noqa: E402
 
 TZ = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)

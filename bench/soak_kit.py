@@ -23,7 +23,7 @@ from pathlib import Path
 
 from wyoming.event import Event
 
-from mavend.dbus_client import DaemonClient
+from mavend.api.client import DaemonClient
 from mavend.wyoming.protocol import read_event, write_event
 from tests.conftest import BUS_CONFIG  # the tests' private session bus
 

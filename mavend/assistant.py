@@ -42,7 +42,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.negation import reminder_rewrite
-from mavend.store import Store
+from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -175,7 +175,7 @@ class SayClient:
     """`SayJson` over one session-bus connection, from the runner's own thread."""
 
     def __init__(self) -> None:
-        from mavend import dbus_client
+        from mavend.api import client as dbus_client
 
         self._loop = asyncio.new_event_loop()
         self._client = self._loop.run_until_complete(dbus_client.DaemonClient().connect())

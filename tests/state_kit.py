@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mavend import dbus_client, paths
+from mavend import paths
+from mavend.api import client as dbus_client
 from mavend.assistant import Assistant
 from mavend.config import (
     ActSlot,
@@ -30,11 +31,11 @@ from mavend.config import (
     Settings,
     StorageSettings,
 )
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.router import PolicyName, RoutePolicy, Router, answers_recognizer
 from mavend.router.grammar import CommandGrammar
 from mavend.router.slots import SlotExtractor
-from mavend.store import Store
+from mavend.state.store import Store
 
 TZ = ZoneInfo("Europe/Berlin")
 PY = sys.executable

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from mavend.config import ActSpec, ActsSettings, Settings
 from mavend.handlers import Outcome
 from mavend.handlers import act as act_module
-from mavend.records import ActLog
+from mavend.state.records import ActLog
 from tests.state_kit import TZ, kit_settings, make_assistant, wait_for
 
 PY = sys.executable

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from mavend.config import parse_settings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.tts.speaker import Outcome as Spoken
 from tests.audio_fixtures import command_clip, concat, espeak, silence, trim, write_wav
 from tests.conftest import require_model

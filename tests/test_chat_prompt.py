@@ -18,7 +18,7 @@ from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext
 from mavend.handlers.persona import FALLBACK_NAME, Persona, claims_a_maker, wake_name
 from mavend.router.decision import Intent
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.scripted import Route, ScriptedLlm
 from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant

@@ -22,10 +22,10 @@ from mavend.assistant import Assistant
 from mavend.config import ConversationSettings, MemorySettings, Settings
 from mavend.handlers import Outcome
 from mavend.memory.records import MemoryTable
-from mavend.records import ActLog
 from mavend.router import build_router
 from mavend.scheduler import ReminderBook
-from mavend.store import Store
+from mavend.state.records import ActLog
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.state_kit import TZ, MovableClock, kit_settings
 

@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 from mavend.config import ConversationSettings, Settings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
+from mavend.daemon.voice import VoiceService, VoiceState
 from mavend.handlers import Outcome, Reply
 from mavend.router import build_router
 from mavend.scheduler import ReminderBook
-from mavend.voice import VoiceService, VoiceState
 from tests.conftest import require_model
 from tests.state_kit import TZ, kit_settings
 from wakeword import ArraySource, EventQueue, FrontEnd, NoSpeech, SourceEnded, Transcript

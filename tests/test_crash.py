@@ -41,7 +41,7 @@ import pytest
 from mavend.config import Settings
 from mavend.recurrence import Series
 from mavend.scheduler import ReminderBook, Status
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ, wait_for
 
 # About 2.5 minutes here (start-ups, the kills' random moments, the downtime).

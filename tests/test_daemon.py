@@ -18,7 +18,7 @@ import pytest
 
 from mavend.config import Settings
 from mavend.scheduler import ReminderBook, Status
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ, wait_for
 
 MAVEND = Path(sys.executable).parent / "mavend"
@@ -181,7 +181,7 @@ def test_overlapping_calls_add_no_thread_or_open_file_to_a_running_daemon(
     cache and a malloc arena for the rest of the daemon's life: issue 22's soak)."""
     import asyncio
 
-    from mavend.dbus_client import DaemonClient
+    from mavend.api.client import DaemonClient
 
     async def burst() -> list[object]:
         async with DaemonClient() as client:

@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 
 from mavend.config import parse_settings
-from mavend.daemon import Daemon, DaemonOptions, Observer
+from mavend.daemon.lifecycle import Daemon, DaemonOptions, Observer
+from mavend.daemon.voice import VoiceState
 from mavend.handlers import Outcome
 from mavend.scheduler import ReminderBook
-from mavend.voice import VoiceState
 from tests.audio_fixtures import command_clip, write_wav
 from tests.conftest import require_model
 from tests.pulse import Pulse, pulse_source  # noqa: F401

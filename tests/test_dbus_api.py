@@ -3,7 +3,7 @@
 The API is served on its own event loop in a thread, backed by a controller
 made of real parts: the Assistant, a real SQLite Store, the real grammar with
 the scripted router (tests/scripted.py, a fixed clock) and a real ReminderBook.
-It is called through a dbus-next proxy, through mavend/dbus_client.py and
+It is called through a dbus-next proxy, through mavend/api/client.py and
 through the `mavend` console script.
 """
 
@@ -28,11 +28,10 @@ import pytest
 from dbus_next import DBusError, Message, MessageType
 from dbus_next.aio import MessageBus
 
-from mavend import __version__, dbus_client
-from mavend.assistant import Assistant, Turn
-from mavend.config import Settings
-from mavend.daemon import lock_path
-from mavend.dbus_api import (
+from mavend import __version__
+from mavend.api import client as dbus_client
+from mavend.api.client import DaemonClient, DaemonUnavailable
+from mavend.api.server import (
     BUS_NAME,
     ERROR_FAILED,
     ERROR_INVALID_INPUT,
@@ -45,11 +44,13 @@ from mavend.dbus_api import (
     DbusApi,
     NameTaken,
 )
-from mavend.dbus_client import DaemonClient, DaemonUnavailable
+from mavend.assistant import Assistant, Turn
+from mavend.config import Settings
+from mavend.daemon.lifecycle import lock_path
 from mavend.errors import MavendError, NotFoundError, UsageError
 from mavend.router.decision import Decision
 from mavend.scheduler import Reminder, ReminderBook, Status
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.scripted import NOW, TZ, make_router
 
 MAVEND = Path(sys.executable).parent / "mavend"
@@ -390,7 +391,7 @@ def test_a_second_daemon_gets_a_clear_error_and_stop_frees_the_name(
         second.close()
 
 
-# mavend/dbus_client.py ------------------------------------------------------
+# mavend/api/client.py --------------------------------------------------------
 def test_the_sync_client(served: ServedApi, controller: RecordingController) -> None:
     assert dbus_client.daemon_available()
     assert dbus_client.daemon_pid_on_bus() == os.getpid()
@@ -550,7 +551,7 @@ def test_cli_pause_and_resume_need_the_daemon(
 def test_outgoing_text_is_made_wire_safe() -> None:
     # A NUL or a lone surrogate in a reply (a hostile note quoted back) would get the
     # daemon disconnected from the bus: the fuzz test found it (tests/test_fuzz.py).
-    from mavend.dbus_api import _dumps, wire_text
+    from mavend.api.server import _dumps, wire_text
 
     assert wire_text("a\0b\udcb9c") == "a\ufffdb\ufffdc"
     assert wire_text("héllo 🙂") == "héllo 🙂"

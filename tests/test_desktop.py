@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.desktop import APP_ID, install_desktop_files, uninstall_desktop_files
+from mavend.desktop.entry import APP_ID, install_desktop_files, uninstall_desktop_files
 from tests.test_service import fake_home, fake_systemctl, mavend
 
 DATA = Path(__file__).resolve().parent.parent / "mavend" / "data" / "desktop"

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from mavend.api.client import DaemonClient
 from mavend.config import Settings
-from mavend.daemon import (
+from mavend.daemon.lifecycle import (
     STOP_WAIT_MAX_S,
     Daemon,
     DaemonOptions,
@@ -26,13 +27,12 @@ from mavend.daemon import (
     stop_wait_s,
     turn_deadline_s,
 )
-from mavend.dbus_client import DaemonClient
 from mavend.errors import MavendError
 from mavend.handlers.common import REPLY_TIMEOUT_S
-from mavend.records import SESSION_MAX_ROWS, FactLog, NoteBook, SessionState, TurnLog
 from mavend.router.decision import Intent
-from mavend.store import Store
-from mavend.unit import unit_template
+from mavend.state.records import SESSION_MAX_ROWS, FactLog, NoteBook, SessionState, TurnLog
+from mavend.state.store import Store
+from mavend.system.unit import unit_template
 from tests.scripted import Route
 from tests.state_kit import TZ, kit_router, kit_settings, real_clock
 from tests.test_daemon_audio import synchronously, until
@@ -251,7 +251,7 @@ def test_ten_thousand_conversations_leave_a_bounded_session_table(tmp_path: Path
 def test_a_mavend_under_tmp_is_bound_into_the_units_private_tmp(tmp_path: Path) -> None:
     """PrivateTmp=yes hides /tmp from the service: a checkout cloned there (its venv's
     mavend, 203/EXEC under a real systemd before) is bound in, read-only."""
-    from mavend.unit import UnitPlan, render_unit, tmp_paths
+    from mavend.system.unit import UnitPlan, render_unit, tmp_paths
 
     assert tmp_path.is_relative_to("/tmp"), tmp_path  # pytest's base temp, as on the box
     script = tmp_path / "venv" / "bin" / "mavend"

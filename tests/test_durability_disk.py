@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from mavend.errors import StorageError
-from mavend.records import NoteBook
 from mavend.scheduler import ReminderBook
-from mavend.store import StorageFullError, Store
+from mavend.state.records import NoteBook
+from mavend.state.store import StorageFullError, Store
 from tests.state_kit import TZ
 
 SIZE = "1m"

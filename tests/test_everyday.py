@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mavend.store import MIGRATIONS
+from mavend.state.store import MIGRATIONS
 from tests.everyday_checks import TZ, check, read_state
 from tests.everyday_kit import (
     FAMILIES,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend import dbus_client
+from mavend.api import client as dbus_client
 from mavend.assistant import Assistant, Turn
 from mavend.config import (
     ActsSettings,
@@ -41,11 +41,11 @@ from mavend.config import (
     Settings,
     StorageSettings,
 )
-from mavend.daemon import DaemonState
+from mavend.daemon.lifecycle import DaemonState
 from mavend.errors import UsageError
 from mavend.handlers import Outcome
 from mavend.router import PolicyName, RoutePolicy, Router, build_router
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.fuzz_corpus import (
     HostileLlm,
@@ -274,7 +274,7 @@ def say_client() -> Iterator[Callable[[str], str]]:
 def test_10000_hostile_utterances_through_the_daemons_d_bus_say(
     rig: Rig, session_bus: str
 ) -> None:
-    from mavend.dbus_api import MAX_TEXT_CHARS
+    from mavend.api.server import MAX_TEXT_CHARS
 
     llm = HostileLlm(seed=SEED)
     router = hostile_router(rig.settings, llm)

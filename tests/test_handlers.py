@@ -12,10 +12,10 @@ import pytest
 from mavend.assistant import Assistant
 from mavend.config import RouterSettings
 from mavend.handlers import Outcome
-from mavend.records import ActLog, FactLog, NoteBook, TurnLog
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Stage
 from mavend.scheduler import ReminderBook, Status
-from mavend.store import Store
+from mavend.state.records import ActLog, FactLog, NoteBook, TurnLog
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.scripted import Route, ScriptedLlm
 from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant

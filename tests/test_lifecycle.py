@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from mavend import dbus_client
+from mavend.api import client as dbus_client
+from mavend.api.server import BUS_NAME, INTERFACE, OBJECT_PATH
 from mavend.config import Settings, parse_settings
-from mavend.daemon import Daemon, DaemonOptions
-from mavend.dbus_api import BUS_NAME, INTERFACE, OBJECT_PATH
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.scheduler import ReminderBook
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ
 from tests.test_daemon import MAVEND
 from tests.test_daemon_audio import synchronously, until

@@ -25,7 +25,7 @@ from mavend.lists.book import MAX_ITEMS_PER_LIST
 from mavend.lists.handler import ListHandler
 from mavend.lists.items import MAX_ITEM_CHARS, MAX_ITEMS_PER_ADD
 from mavend.router.grammar import normalize
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
 
 LOCAL = TurnContext(session="local")

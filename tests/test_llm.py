@@ -489,7 +489,7 @@ class _TooLong:
 
 
 def test_the_daemon_does_not_start_without_its_llm_stage(tmp_path: Path) -> None:
-    from mavend.daemon import Daemon, DaemonOptions
+    from mavend.daemon.lifecycle import Daemon, DaemonOptions
     from tests.state_kit import kit_settings
 
     options = DaemonOptions(stdin_turns=False, notify_replies=False, dbus_api=False)

@@ -14,7 +14,7 @@ import pytest
 PROGRAM = textwrap.dedent(
     """
     import logging
-    from mavend.logs import setup_logging
+    from mavend.cli.logs import setup_logging
 
     setup_logging("info")
     log = logging.getLogger("mavend.test")

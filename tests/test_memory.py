@@ -24,7 +24,7 @@ from mavend.memory.signature import FailureSignature, error_class, pattern_of, r
 from mavend.memory.text import content_words, sanitize, similar, stored_content_words
 from mavend.router.classifier import CentroidClassifier, Example, HashingEmbedder
 from mavend.router.decision import Intent
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.scripted import LOW, NOW, Classified, Route, ScriptedClassifier
 from tests.state_kit import MovableClock, kit_settings, make_assistant
 

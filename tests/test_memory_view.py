@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
-from mavend import dbus_client
+from mavend.api import client as dbus_client
 from mavend.assistant import Assistant
 from mavend.cli import main
 from mavend.config import MemorySettings, NotificationSettings, Settings
 from mavend.memory.records import MemoryTable
 from mavend.memory.signature import FailureSignature, pattern_of, route_of
 from mavend.router.decision import Intent
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.scripted import LOW, NOW, Classified, ScriptedClassifier
 from tests.state_kit import (
     MovableClock,

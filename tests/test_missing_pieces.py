@@ -20,7 +20,7 @@ import pytest
 
 from mavend.config import Settings
 from mavend.scheduler import ReminderBook
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ
 from tests.test_daemon import MAVEND
 

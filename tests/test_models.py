@@ -33,6 +33,7 @@ from typing import BinaryIO, ClassVar
 import pytest
 
 import mavend.models as models
+from mavend.cli import models as models_cli
 from mavend.errors import ModelError, ModelMissingError, ModelVerifyError, UsageError
 from mavend.models import (
     PROFILES,
@@ -53,7 +54,6 @@ from mavend.models import (
     store,
     verify,
 )
-from mavend.models import cli as models_cli
 
 # ------------------------------------------------------------------ helpers
 

@@ -20,7 +20,7 @@ from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar, normalize
 from mavend.router.negation import reminder_rewrite, withdrawal
 from mavend.router.slots import SlotExtractor
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.scripted import Classified, Route, ScriptedClassifier, ScriptedLlm
 from tests.state_kit import TZ, kit_settings, real_clock
 

@@ -16,10 +16,17 @@ from pathlib import Path
 import pytest
 
 from mavend.config import NotificationSettings, Settings
-from mavend.desktop import install_desktop_files
-from mavend.notify import Notification, Notifier, NotifyUnavailable, Shown, cut, prepare_body
+from mavend.desktop.entry import install_desktop_files
+from mavend.desktop.notify import (
+    Notification,
+    Notifier,
+    NotifyUnavailable,
+    Shown,
+    cut,
+    prepare_body,
+)
 from mavend.scheduler import Firing, ReminderBook, ReminderDelivery, firing_tag
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.notify_server import NotificationServer
 from tests.state_kit import TZ, wait_for
 

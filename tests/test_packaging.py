@@ -55,7 +55,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_built_wheel_carries_the_grammars_the_examples_and_the_units(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"mavend/grammars/acts.yaml", "mavend/grammars/system.yaml",
-            "mavend/grammars/reminders.yaml", "mavend/cli.py", "wakeword/__init__.py",
+            "mavend/grammars/reminders.yaml", "mavend/cli/__init__.py", "wakeword/__init__.py",
             "mavend/data/systemd/mavend.service.in",
             "mavend/data/systemd/mavend-system.service.in",
             "mavend/data/desktop/mavend.desktop", "mavend/data/desktop/mavend.svg"} <= names

@@ -24,7 +24,7 @@ from mavend.router.embedder import UseEmbedder
 from mavend.router.llm.backend import llm_loader
 from mavend.router.llm.remote import RemoteLlm
 from mavend.router.personal import goes_to_general_knowledge
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.remote_llm_kit import FakeServer, hostile_general, is_route_request
 from tests.scripted import Route, ScriptedLlm

@@ -33,7 +33,7 @@ from mavend.router.personal import (
     judge_personal,
     speaker_signal,
 )
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.remote_llm_kit import (
     Answer,

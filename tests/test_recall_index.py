@@ -18,10 +18,10 @@ import numpy as np
 from mavend.assistant import Assistant
 from mavend.handlers.common import fingerprint
 from mavend.handlers.fact import FactQueries
-from mavend.records import vector_blob
 from mavend.router.decision import Intent
 from mavend.router.embedder import HashingEmbedder
-from mavend.store import Store
+from mavend.state.records import vector_blob
+from mavend.state.store import Store
 from tests.scripted import Route, ScriptedLlm
 from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant, wait_for
 

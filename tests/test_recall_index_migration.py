@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mavend.records import FactLog, NoteBook
-from mavend.store import MIGRATIONS, Store
+from mavend.state.records import FactLog, NoteBook
+from mavend.state.store import MIGRATIONS, Store
 from tests.state_kit import TZ
 
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)

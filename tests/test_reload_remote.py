@@ -1,4 +1,4 @@
-"""SIGHUP and the daemon's voices in other rooms (mavend/wyoming/remote.py), on the real
+"""SIGHUP and the daemon's voices in other rooms (mavend/daemon/remote.py), on the real
 daemon: real Whisper, wake word and VAD models for the satellites, real sockets.
 
 A reload that leaves `[[satellites]]` and `[wyoming]` as they were keeps their
@@ -17,7 +17,7 @@ from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe, Info
 
 from mavend.config import Settings, WyomingSettings
-from mavend.reload import Changes
+from mavend.daemon.reload import Changes
 from tests.satellite_kit import FakeSatellite, free_port
 from tests.test_satellite_faults import TIMER, good_turn_answered, run, settings_for, until
 from tests.test_satellite_faults import serving as serving_satellites

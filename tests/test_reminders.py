@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from mavend.config import ReminderSettings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.errors import MavendError, NotFoundError
 from mavend.scheduler import ReminderBook, ReminderScheduler, Status
-from mavend.store import Store
+from mavend.state.store import Store
 from tests.state_kit import TZ, kit_router, kit_settings, real_clock, wait_for
 
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)

@@ -18,9 +18,9 @@ from mavend.config import SatelliteSpec, Settings
 from mavend.conversation import DEFAULT_SESSION
 from mavend.handlers.common import TurnContext
 from mavend.memory.engine import LAST_KEY, LOCAL_SESSION
-from mavend.records import SessionState
 from mavend.router.classifier import CentroidClassifier, Example, HashingEmbedder
 from mavend.router.decision import Intent
+from mavend.state.records import SessionState
 from tests.scripted import NOW, Classified, ScriptedClassifier
 from tests.state_kit import MovableClock, kit_settings, make_assistant
 

@@ -27,7 +27,7 @@ from mavend.memory.records import (
     _marker,
 )
 from mavend.memory.signature import FailureSignature
-from mavend.store import Store, iso
+from mavend.state.store import Store, iso
 from tests.scripted import NOW
 
 SIGNATURE = FailureSignature("bins_out_remember_take_tonight", "note", "corrected")
@@ -92,7 +92,7 @@ from datetime import datetime
 from pathlib import Path
 from mavend.memory.records import MemoryTable
 from mavend.memory.signature import FailureSignature
-from mavend.store import Store
+from mavend.state.store import Store
 
 path, start, count = Path(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
 table = MemoryTable(Store(path, timeout_s=30.0))

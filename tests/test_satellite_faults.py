@@ -20,9 +20,9 @@ from wyoming.audio import AudioChunk
 from wyoming.info import Info
 from wyoming.pipeline import PipelineStage, RunPipeline
 
-from mavend import dbus_client
+from mavend.api import client as dbus_client
 from mavend.config import NotificationSettings, SatelliteSpec, Settings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.wyoming.protocol import read_event, write_event
 from tests.audio_fixtures import command_clip
 from tests.satellite_kit import FakeSatellite

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mavend.config import NotificationSettings, SatelliteSpec, Settings, SttSettings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.scheduler import Status
 from tests.audio_fixtures import command_clip
 from tests.satellite_kit import RealSatellite

@@ -13,11 +13,11 @@ import pytest
 from pydantic import ValidationError
 
 from mavend import addresses
+from mavend.cli.satellites import table
 from mavend.config import NotificationSettings, SatelliteSpec, Settings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.handlers.common import TurnContext
 from mavend.wyoming.satellite_audio import AudioFormat, AudioRefused, Converter, reply_payloads
-from mavend.wyoming.satellite_cli import table
 from tests.state_kit import kit_router, kit_settings, make_assistant, real_clock
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.sdnotify import SystemdNotifier, socket_address, watchdog_usec
+from mavend.daemon.sdnotify import SystemdNotifier, socket_address, watchdog_usec
 
 MAVEND = Path(sys.executable).parent / "mavend"
 

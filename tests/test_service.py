@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from mavend.service import closed_to_others
-from mavend.unit import EXAMPLE_FILES, UnitPlan, render_example, render_unit
+from mavend.cli.service import closed_to_others
+from mavend.system.unit import EXAMPLE_FILES, UnitPlan, render_example, render_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 MAVEND = Path(sys.executable).parent / "mavend"
@@ -100,8 +100,8 @@ def dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_shipped_units_are_the_rendered_templates() -> None:
     for scope, name in EXAMPLE_FILES.items():
         assert (SYSTEMD_DIR / name).read_text() == render_example(scope), (
-            f"systemd/{name} is stale: regenerate it with "
-            "`.venv/bin/python -c 'from mavend.unit import write_examples; write_examples()'`"
+            f"systemd/{name} is stale: regenerate it with `.venv/bin/python -c "
+            "'from mavend.system.unit import write_examples; write_examples()'`"
         )
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from mavend.errors import StorageCorruptError, StorageError, StorageLockedError
-from mavend.records import FactLog, NoteBook, SessionState, TurnLog
-from mavend.store import PAGE_CACHE_KIB, Store, schema_version
+from mavend.state.records import FactLog, NoteBook, SessionState, TurnLog
+from mavend.state.store import PAGE_CACHE_KIB, Store, schema_version
 from tests.state_kit import TZ
 
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)

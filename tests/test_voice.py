@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 import time
 
-from mavend.voice import PrefetchingRouter
+from mavend.daemon.voice import PrefetchingRouter
 
 
 class CountingRouter:

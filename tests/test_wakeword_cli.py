@@ -16,12 +16,12 @@ from wakeword import Partial, Transcript, Wake, read_events
 
 pytestmark = pytest.mark.models
 
-# `mavend` with the listen command registered even where mavend/cli.py does
+# `mavend` with the listen command registered even where mavend/cli/ does
 # not register it yet (the line that does is the lead's to add).
 LAUNCHER = """
 import sys
 from mavend import cli
-from mavend.listen import register
+from mavend.cli.listen import register
 
 build = cli.build_parser
 

@@ -23,7 +23,7 @@ import pytest
 from mavend import addresses
 from mavend.config import Settings, SttSettings, parse_settings
 from mavend.errors import ConfigError
-from mavend.unit import UnitPlan, render_unit
+from mavend.system.unit import UnitPlan, render_unit
 from mavend.wyoming.asr import WyomingTranscriber
 from tests.audio_fixtures import command_clip, espeak, write_wav
 from tests.conftest import require_model

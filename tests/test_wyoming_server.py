@@ -23,7 +23,7 @@ from wyoming.info import Describe, Info
 from wyoming.tts import Synthesize
 
 from mavend.config import Settings, WyomingSettings, parse_settings
-from mavend.daemon import Daemon, DaemonOptions
+from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.errors import ConfigError
 from mavend.wyoming.protocol import encode_event
 from tests.conftest import require_model

@@ -31,10 +31,10 @@ from mavend.conversation.ellipsis import (
     topic_of,
     when_of,
 )
-from mavend.records import SessionState
 from mavend.router.decision import Clarify, Decision, Intent, Source, Stage
 from mavend.router.timeparse import find_time
-from mavend.store import Store
+from mavend.state.records import SessionState
+from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 

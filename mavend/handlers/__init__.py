@@ -8,7 +8,7 @@
               turn that asks about the user is answered from their data or not at all);
               system: stop, cancel, repeat, help, volume, listening
 
-State lives in the shared SQLite database (`mavend.store`), so `mavend say`
+State lives in the shared SQLite database (`mavend.state.store`), so `mavend say`
 and the daemon see the same facts, notes and reminders.
 """
 

@@ -13,10 +13,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from mavend.config import Settings
-from mavend.records import ActLog, FactLog, NoteBook, SessionState, TurnLog
 from mavend.router.grammar import normalize
 from mavend.scheduler import ReminderBook
-from mavend.store import Store
+from mavend.state.records import ActLog, FactLog, NoteBook, SessionState, TurnLog
+from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 

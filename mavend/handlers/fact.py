@@ -21,12 +21,12 @@ from mavend.handlers.common import (
     content_stems,
     stem,
 )
-from mavend.records import Fact
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
 from mavend.scheduler import spoken_time
 from mavend.search import RecordSearch
+from mavend.state.records import Fact
 
 _WHEN_LAST = re.compile(
     r"^(?:when|what time|what day) did i (?:last |most recently )?(?P<what>.+?)(?: last)?$"

@@ -29,10 +29,10 @@ from mavend.handlers.common import (
     fingerprint,
 )
 from mavend.handlers.fact import fact_phrase, search_words
-from mavend.records import Fact, Note
 from mavend.router.personal import may_share_personal
 from mavend.scheduler import spoken_time
 from mavend.search import Hit, RecordSearch
+from mavend.state.records import Fact, Note
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from datetime import datetime, tzinfo
 
 from mavend.lists.items import Item, clean_text, core_of, item_problem, make_item
 from mavend.lists.names import DEFAULT_LIST, spoken_name
-from mavend.store import Store, iso
+from mavend.state.store import Store, iso
 
 # Bounds that keep a runaway loop (or a misheard paragraph, repeated) from growing the file
 # without end; far above what a household keeps.

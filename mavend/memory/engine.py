@@ -49,7 +49,7 @@ from mavend.memory.records import (
 from mavend.memory.signature import FailureSignature, error_class, pattern_of, route_of
 from mavend.memory.text import content_words, tokens
 from mavend.router.decision import Decision, Intent
-from mavend.store import Store
+from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 

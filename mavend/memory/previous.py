@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from mavend.store import Store
+from mavend.state.store import Store
 
 LAST_KEY = "memory.last"
 # Sessions kept at once (Home Assistant opens one per conversation): the soonest to

@@ -1,6 +1,6 @@
 """The memory table: habit and repair records, and the guard on reading them back.
 
-Rows live in the shared SQLite file (`mavend.store`, migration 2). Every row
+Rows live in the shared SQLite file (`mavend.state.store`, migration 2). Every row
 this module writes carries a structured JSON `marker` naming the writer, and a
 `name` that must agree with it. Reading back, a row counts only if both check
 out: a row that merely *looks* like a repair (the right name prefix, no marker;
@@ -19,7 +19,7 @@ from typing import Any
 
 from mavend.memory.signature import FailureSignature
 from mavend.memory.text import stored_content_words
-from mavend.store import Store, iso
+from mavend.state.store import Store, iso
 
 WRITER = "mavend.memory"
 MARKER_VERSION = 1

@@ -2,6 +2,6 @@
 
 import sys
 
-from mavend.models.cli import main
+from mavend.cli.models import main
 
 sys.exit(main(["models", *sys.argv[1:]]))

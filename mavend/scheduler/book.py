@@ -16,7 +16,7 @@ from typing import Any
 from mavend.errors import MavendError, NotFoundError
 from mavend.recurrence import Series
 from mavend.scheduler.edits import ReminderEdits
-from mavend.store import Store, iso, parse_iso
+from mavend.state.store import Store, iso, parse_iso
 
 log = logging.getLogger(__name__)
 

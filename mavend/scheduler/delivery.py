@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
 from mavend.scheduler.book import Clock, Firing, ReminderBook
-from mavend.store import parse_iso
+from mavend.state.store import parse_iso
 
 if TYPE_CHECKING:
-    from mavend.notify import Notification, Notifier, Shown
+    from mavend.desktop.notify import Notification, Notifier, Shown
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +114,7 @@ class ReminderDelivery:
 
     async def deliver_pending(self) -> bool:
         """Deliver every undelivered firing; False when one could not be delivered."""
-        from mavend.notify import NotifyUnavailable
+        from mavend.desktop.notify import NotifyUnavailable
 
         try:
             firings = await asyncio.to_thread(self.book.undelivered)
@@ -160,7 +160,7 @@ class ReminderDelivery:
         )
 
     def notification_for(self, firing: Firing) -> Notification:
-        from mavend.notify import Notification
+        from mavend.desktop.notify import Notification
 
         reminder = firing.reminder
         minutes = self.settings.reminders.snooze_minutes
@@ -226,7 +226,7 @@ class ReminderDelivery:
             log.error("notification action %r on reminder %d failed: %s", action, reminder_id, exc)
             return
         if action == "done":
-            from mavend.notify import NotifyUnavailable
+            from mavend.desktop.notify import NotifyUnavailable
 
             with contextlib.suppress(NotifyUnavailable):  # the server may have closed it
                 await self.notifier.close_notification(notification_id)

@@ -15,7 +15,7 @@ from typing import Any
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
 from mavend.scheduler.book import JOB_PREFIX, Clock, Firing, Reminder, ReminderBook
-from mavend.store import Store, parse_iso
+from mavend.state.store import Store, parse_iso
 from mavend.workers import started_pool
 
 log = logging.getLogger(__name__)

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mavend.records import Fact, Note
 from mavend.search import words as fts
 from mavend.search.reembed import BATCH, Embedder, FactText, Reembedder, store_vectors
 from mavend.search.vectors import TableVectors
-from mavend.store import Store, parse_iso
+from mavend.state.records import Fact, Note
+from mavend.state.store import Store, parse_iso
 
 KINDS = {"note": "notes", "fact": "facts"}
 

@@ -16,8 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from mavend.records import vector_blob
-from mavend.store import Store
+from mavend.state.records import vector_blob
+from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -62,7 +62,7 @@ _CONVERSATION_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
 class TurnRunner(Protocol):
-    """The daemon's text path (mavend.daemon.Daemon.submit_text)."""
+    """The daemon's text path (mavend.daemon.lifecycle.Daemon.submit_text)."""
 
     async def submit_text(self, text: str, *, notify: bool = ..., session: str = ...) -> Any: ...
 

@@ -13,7 +13,7 @@ markup ("<b>", "&"), and a 10 000-character body must not flood the screen.
 
 Every notification names mavend's desktop entry (the `desktop-entry` hint:
 `mavend service install` installs mavend.desktop and its icon, see
-`mavend.desktop`), so GNOME and KDE group mavend's notifications under one app
+`mavend.desktop.entry`), so GNOME and KDE group mavend's notifications under one app
 the user can configure. `show()` replaces an earlier notification through the
 spec's `replaces_id`, but only when the same server instance gave that id:
 servers number from 1 again after a restart, and an old id would then name
@@ -33,10 +33,10 @@ from dbus_next import Message, MessageType, Variant
 from dbus_next.aio import MessageBus
 
 from mavend.config import NotificationSettings
-from mavend.desktop import APP_ID
+from mavend.desktop.entry import APP_ID
 from mavend.errors import DeviceError
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.notify")  # the name its journal lines have always had
 
 BUS_NAME = "org.freedesktop.Notifications"
 OBJECT_PATH = "/org/freedesktop/Notifications"

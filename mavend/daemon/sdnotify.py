@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Mapping, MutableMapping
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.sdnotify")  # the name its journal lines have always had
 
 NOTIFY_SOCKET = "NOTIFY_SOCKET"
 WATCHDOG_USEC = "WATCHDOG_USEC"

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from mavend.router.decision import Decision as RouterDecision
     from mavend.scheduler import Reminder
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.dbus_api")  # the name its journal lines have always had
 
 BUS_NAME = "org.mavend.Assistant1"
 OBJECT_PATH = "/org/mavend/Assistant1"
@@ -440,7 +440,7 @@ API_RETRY_MAX_S = 60.0
 
 
 class ApiSignals:
-    """The daemon's events as the D-Bus API's signals (a mavend.daemon.Observer)."""
+    """The daemon's events as the D-Bus API's signals (a mavend.daemon.lifecycle.Observer)."""
 
     def __init__(self, api: Any):
         self.api = api

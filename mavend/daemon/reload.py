@@ -18,7 +18,7 @@ from typing import Any
 from mavend.config import Settings
 from mavend.router import Lazy
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.reload")  # the name its journal lines have always had
 
 # What the microphone's front end is built from.
 LISTENING_SECTIONS = ("audio", "wakeword", "endpoint", "stt")

@@ -3,7 +3,7 @@
 Services, one asyncio task each, supervised (a service that crashes is logged
 and restarted with backoff; the others go on):
 
-    voice     microphone -> front end -> turns (mavend/voice.py)
+    voice     microphone -> front end -> turns (mavend/daemon/voice.py)
     delivery  fired reminders -> desktop notifications, with retries
     stdin     text turns from stdin, one per line (`--no-audio` only)
     extra     whatever is added with `add_service` (the D-Bus API, the watchdog)
@@ -17,7 +17,7 @@ deadline (`stop_wait_s`: the route's and the slowest handler's, under the units'
 `TimeoutStopSec=30`), stop the scheduler, close the database, exit 0. SIGHUP: reload
 the config, the grammars and the allowlist; the speaker, the microphone's front end,
 the satellites and the Wyoming server start again only when their settings changed
-(`mavend.reload`); the scheduler, and so every reminder, is untouched; the old router's
+(`mavend.daemon.reload`); the scheduler, and so every reminder, is untouched; the old router's
 models are closed once the turn using them is over.
 
 A lock file next to the database keeps a second daemon from running on the
@@ -46,22 +46,22 @@ from mavend.assistant import Assistant, Turn
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
-from mavend.daemon_lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
+from mavend.daemon.lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
+from mavend.daemon.reload import Changes, release_models
+from mavend.daemon.remote import RemoteVoices
+from mavend.daemon.sdnotify import SystemdNotifier
+from mavend.daemon.supervisor import Supervisor
+from mavend.daemon.voice import PrefetchingRouter, VoiceService
+from mavend.desktop.notify import Notification, Notifier, NotifyUnavailable
 from mavend.errors import ConfigError, MavendError
 from mavend.handlers.common import REPLY_TIMEOUT_S, Outcome, Reply, TurnContext
 from mavend.memory import RouteView
-from mavend.notify import Notification, Notifier, NotifyUnavailable
-from mavend.records import SessionState
-from mavend.reload import Changes, release_models
 from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
-from mavend.sdnotify import SystemdNotifier
-from mavend.store import Store
-from mavend.supervisor import Supervisor
-from mavend.voice import PrefetchingRouter, VoiceService
+from mavend.state.records import SessionState
+from mavend.state.store import Store
 from mavend.workers import started_pool
-from mavend.wyoming.remote import RemoteVoices
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.daemon")  # the name its journal lines have always had
 
 # SIGTERM waits for the turn in progress this much longer than its own deadline (its rows
 # and the turn log are written after the handler returns), and never longer than
@@ -169,7 +169,7 @@ class Daemon:
         self.router: PrefetchingRouter | None = None
         self.voice: VoiceService | None = None
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
-        # Wyoming satellites and the Wyoming server (mavend/wyoming/remote.py).
+        # Wyoming satellites and the Wyoming server (mavend/daemon/remote.py).
         self.remote = RemoteVoices(self, self.supervisor, self._satellite_turn)
         # Turns wait here in arrival order (asyncio.Lock wakes its waiters first come,
         # first served): rooms take turns at the one local LLM, and a waiting turn holds
@@ -335,7 +335,7 @@ class Daemon:
 
         Reminders are not touched: the scheduler and the database stay as they
         are. A bad config (or a model it names that cannot load) leaves the running
-        one in place. Only what changed starts again (`mavend.reload.Changes`).
+        one in place. Only what changed starts again (`mavend.daemon.reload.Changes`).
         """
         if self.state is not DaemonState.RUNNING:
             return False
@@ -580,7 +580,7 @@ class Daemon:
         return lines
 
     async def _serve_api(self) -> None:
-        from mavend.dbus_api import serve_api
+        from mavend.api.server import serve_api
 
         await serve_api(self)
 

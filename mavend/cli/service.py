@@ -1,7 +1,7 @@
 """``mavend service install|uninstall|status``: mavend as a systemd unit.
 
-`register` is called by ``mavend/cli.py``. The unit is rendered by `mavend.unit`; here it
-is written, enabled, removed and reported on.
+`register` is called by ``mavend/cli/__init__.py``. The unit is rendered by
+`mavend.system.unit`; here it is written, enabled, removed and reported on.
 
 Exit codes: 0 ok; 1 the unit could not be written; 2 usage; 3 the config is invalid;
 5 systemctl or the (user) service manager is not available (the unit is written anyway,
@@ -18,9 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mavend.desktop import install_desktop_files, uninstall_desktop_files
+from mavend.desktop.entry import install_desktop_files, uninstall_desktop_files
 from mavend.errors import DeviceError, MavendError
-from mavend.unit import plan_for, render_unit
+from mavend.system.unit import plan_for, render_unit
 
 UNIT_NAME = "mavend.service"
 SYSTEM_UNIT_DIR = Path("/etc/systemd/system")

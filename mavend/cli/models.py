@@ -1,4 +1,4 @@
-"""``mavend models pull|list|verify``. `register` is called by ``mavend/cli.py``.
+"""``mavend models pull|list|verify``. `register` is called by ``mavend/cli/__init__.py``.
 
 Each subcommand sets ``args.func(args) -> int`` (the exit code: 0 ok, 4 a model is
 missing or fails verification, 2 a usage error; see `mavend.errors`). The model

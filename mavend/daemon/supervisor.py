@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.supervisor")  # the name its journal lines have always had
 
 Service = Callable[[], Awaitable[None]]
 

@@ -6,7 +6,8 @@ running is what the unit starts) and the directories this mavend actually uses
 (`mavend.paths` and the config's ``[storage]``), so that the sandbox's writable paths and
 the daemon's files always agree. ``systemd/mavend.service`` and
 ``systemd/mavend-system.service`` are these templates rendered for a default install
-(``render_example``); a test keeps them identical. `mavend.service` installs them.
+(``render_example``); a test keeps them identical. `mavend service install`
+(mavend/cli/service.py) writes them.
 """
 
 from __future__ import annotations
@@ -336,7 +337,7 @@ def render_example(scope: str) -> str:
 
 def write_examples(directory: Path | None = None) -> list[Path]:
     """Regenerate systemd/*.service from the templates (after editing them)."""
-    target = directory or Path(__file__).resolve().parent.parent / "systemd"
+    target = directory or Path(__file__).resolve().parents[2] / "systemd"  # the checkout's
     written = []
     for scope, name in EXAMPLE_FILES.items():
         path = target / name

@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def cmd_satellites(args: argparse.Namespace) -> int:
-    from mavend import dbus_client
+    from mavend.api import client as dbus_client
     from mavend.cli import settings_from
 
     settings = settings_from(args)  # a bad config is still reported, as everywhere

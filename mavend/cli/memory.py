@@ -44,7 +44,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 def _open(args: argparse.Namespace):
     from mavend.cli import settings_from
     from mavend.memory.records import MemoryTable
-    from mavend.store import Store
+    from mavend.state.store import Store
 
     settings = settings_from(args)
     store = Store.open(settings)
@@ -121,8 +121,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_forget(args: argparse.Namespace) -> int:
     from mavend.memory.engine import LAST_KEY
-    from mavend.records import SessionState
     from mavend.router.classifier import USER_EXAMPLES_FILENAME
+    from mavend.state.records import SessionState
 
     if args.all == (args.id is not None):
         raise UsageError("give either one ID or --all")

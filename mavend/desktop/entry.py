@@ -1,7 +1,7 @@
 """mavend's desktop entry and icon, installed for the user.
 
 Notification servers identify an application by its desktop entry: mavend sends
-the `desktop-entry` hint "mavend" with every notification (`mavend.notify`), and
+the `desktop-entry` hint "mavend" with every notification (`mavend.desktop.notify`), and
 GNOME and KDE look up `mavend.desktop` to name the sender, show its icon, group
 its notifications and list it in their notification settings. `mavend service
 install` (user scope) writes both files to the XDG data home; `uninstall`

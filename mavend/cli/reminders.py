@@ -62,7 +62,7 @@ def _book(args: argparse.Namespace):
     from mavend.cli import settings_from
     from mavend.clock import user_timezone
     from mavend.scheduler import ReminderBook
-    from mavend.store import Store
+    from mavend.state.store import Store
 
     settings = settings_from(args)
     tz = user_timezone(settings.reminders.timezone)

@@ -4,7 +4,7 @@ Tables: facts (key, value, time), notes (text, embedding, time), turns (the log
 of utterance, decision, outcome), act_runs (what an act did and how it failed),
 reminders and their firings (see `mavend.scheduler`), and a small session table
 (a pending confirmation, the listening flag). The classes that read and write the
-assistant's records are in `mavend.records`; this module is the file itself: its
+assistant's records are in `mavend.state.records`; this module is the file itself: its
 connections, transactions, migrations and errors.
 
 Each thread gets its own connection (sqlite3 connections must not be shared
@@ -28,7 +28,7 @@ from pathlib import Path
 from mavend.config import Settings
 from mavend.errors import StorageCorruptError, StorageError, StorageLockedError
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.store")  # the name its journal lines have always had
 
 # How long a writer waits for another process's transaction before giving up.
 # Transactions here last milliseconds; seconds of waiting means something is stuck.

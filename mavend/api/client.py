@@ -1,4 +1,4 @@
-"""A client of the daemon's D-Bus API (mavend/dbus_api.py), for the CLI.
+"""A client of the daemon's D-Bus API (mavend/api/server.py), for the CLI.
 
 `DaemonClient` is the async client, one session-bus connection. The module
 functions (`daemon_available()`, `say()`, `route()`, ...) are sync wrappers
@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from dbus_next import Message, MessageType
 from dbus_next.aio import MessageBus
 
-from mavend.dbus_api import (
+from mavend.api.server import (
     BUS_NAME,
     ERROR_FAILED,
     ERROR_INVALID_INPUT,
@@ -34,7 +34,7 @@ from mavend.dbus_api import (
 )
 from mavend.errors import DeviceError, MavendError, NotFoundError, UsageError
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.dbus_client")  # the name its journal lines have always had
 
 CONNECT_TIMEOUT_S = 2.0
 CALL_TIMEOUT_S = 10.0

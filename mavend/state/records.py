@@ -1,6 +1,6 @@
 """The assistant's records in the state database: facts, notes (with their embeddings),
 the turn log, what each act did, and the session's small state (a pending confirmation,
-the listening flag). Each is a thin class over `mavend.store.Store`'s transactions.
+the listening flag). Each is a thin class over `mavend.state.store.Store`'s transactions.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from mavend.store import Store, iso, parse_iso
+from mavend.state.store import Store, iso, parse_iso
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.records")  # the name its journal lines have always had
 
 
 def vector_blob(vector: np.ndarray | None) -> bytes | None:

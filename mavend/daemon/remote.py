@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mavend.config import Settings
-from mavend.reload import Changes
-from mavend.supervisor import Supervisor
+from mavend.daemon.reload import Changes
+from mavend.daemon.supervisor import Supervisor
 
 if TYPE_CHECKING:
     from mavend.wyoming.satellite import TurnRunner
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.wyoming.remote")  # the name its journal lines have always had
 
 Service = tuple[str, Callable[[], Awaitable[None]]]
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mavend import __version__
+from mavend.cli.logs import setup_logging
 from mavend.config import Settings, load_settings
 from mavend.errors import MavendError, UsageError
-from mavend.logs import setup_logging
 
 if TYPE_CHECKING:
     from mavend.memory.preview import RouteView
@@ -94,30 +94,30 @@ def build_parser() -> argparse.ArgumentParser:
     resume = _command(commands, "resume", "the running daemon listens again")
     resume.set_defaults(func=cmd_resume)
 
-    from mavend.models.cli import register as register_models
+    from mavend.cli.models import register as register_models
 
     register_models(commands)
-    from mavend.wyoming.satellite_cli import register as register_satellites
+    from mavend.cli.satellites import register as register_satellites
 
     register_satellites(commands)
 
-    from mavend.reminders_cli import register as register_reminders
+    from mavend.cli.reminders import register as register_reminders
 
     register_reminders(commands)
 
-    from mavend.listen import register as register_listen
+    from mavend.cli.listen import register as register_listen
 
     register_listen(commands)
 
-    from mavend.memory.cli import register as register_memory
+    from mavend.cli.memory import register as register_memory
 
     register_memory(commands)
 
-    from mavend.service import register as register_service
+    from mavend.cli.service import register as register_service
 
     register_service(commands)
 
-    from mavend.home.cli import register as register_home
+    from mavend.cli.home import register as register_home
 
     register_home(commands)
 
@@ -168,7 +168,7 @@ def cmd_route(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     if not (args.now or args.no_llm) and _daemon_serves(args, settings):
-        from mavend import dbus_client
+        from mavend.api import client as dbus_client
 
         with _unless_unavailable():
             answer = dbus_client.route(" ".join(args.text))
@@ -190,7 +190,7 @@ def _route_view(
     from mavend.errors import StorageError
     from mavend.memory import Memory
     from mavend.memory.preview import RouteView
-    from mavend.store import Store
+    from mavend.state.store import Store
 
     # Opening a missing database would create it: `route` has no side effects.
     if not settings.memory.enabled or not settings.storage.database_path().exists():
@@ -239,12 +239,12 @@ def describe_route(answer: dict) -> str:
 
 def cmd_say(args: argparse.Namespace) -> int:
     from mavend.assistant import open_assistant
-    from mavend.daemon_lock import daemon_pid
+    from mavend.daemon.lock import daemon_pid
 
     settings = settings_from(args)
     text = " ".join(args.text)
     if _daemon_serves(args, settings):
-        from mavend import dbus_client
+        from mavend.api import client as dbus_client
 
         with _unless_unavailable():
             served = dbus_client.say_json(text)
@@ -295,12 +295,12 @@ def _daemon_serves(args: argparse.Namespace, settings: Settings) -> bool:
     its state is the one that counts; a daemon on another database is not asked."""
     if getattr(args, "local", False):
         return False
-    from mavend.daemon_lock import daemon_pid
+    from mavend.daemon.lock import daemon_pid
 
     holder = daemon_pid(settings.storage.database_path())
     if holder is None:
         return False  # no daemon on this database: no need to look at the bus
-    from mavend.dbus_client import daemon_pid_on_bus
+    from mavend.api.client import daemon_pid_on_bus
 
     return daemon_pid_on_bus() == holder
 
@@ -308,7 +308,7 @@ def _daemon_serves(args: argparse.Namespace, settings: Settings) -> bool:
 @contextlib.contextmanager
 def _unless_unavailable() -> Iterator[None]:
     """Goes on past DaemonUnavailable: the call never reached a daemon, so run it here."""
-    from mavend.dbus_client import DaemonUnavailable
+    from mavend.api.client import DaemonUnavailable
 
     try:
         yield
@@ -317,7 +317,7 @@ def _unless_unavailable() -> Iterator[None]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mavend.daemon import run_daemon
+    from mavend.daemon.lifecycle import run_daemon
 
     settings = settings_from(args)
     # Without a microphone the daemon still runs (reminders, the D-Bus API): it
@@ -326,7 +326,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_pause(args: argparse.Namespace) -> int:
-    from mavend import dbus_client
+    from mavend.api import client as dbus_client
 
     settings_from(args)  # a bad config is still reported, as everywhere
     dbus_client.pause()  # DaemonUnavailable: exit 5
@@ -335,7 +335,7 @@ def cmd_pause(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from mavend import dbus_client
+    from mavend.api import client as dbus_client
 
     settings_from(args)
     dbus_client.resume()
@@ -344,7 +344,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from mavend.doctor import run_checks
+    from mavend.cli.doctor import run_checks
 
     settings = settings_from(args)
     checks = run_checks(settings)

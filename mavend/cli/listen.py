@@ -82,8 +82,8 @@ def cmd_listen(args: argparse.Namespace) -> int:
     from mavend.assistant import open_assistant
     from mavend.cli import _parse_now, settings_from
     from mavend.clock import fixed_clock, system_clock, user_timezone
+    from mavend.daemon.voice import PrefetchingRouter
     from mavend.router import build_router
-    from mavend.voice import PrefetchingRouter
     from wakeword import EventQueue, FrontEnd, MicrophoneSource
 
     settings = settings_from(args)

@@ -44,7 +44,7 @@ from mavend.config import Settings
 from mavend.errors import DeviceError, MavendError
 from mavend.workers import started_pool
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mavend.voice")  # the name its journal lines have always had
 
 # Retrying a missing microphone: 2 s, 4 s, ... at most a minute apart.
 RETRY_FIRST_S = 2.0
