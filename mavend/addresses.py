@@ -11,11 +11,7 @@ resolves to, once, at start.
 from __future__ import annotations
 
 import ipaddress
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-if TYPE_CHECKING:  # mavend.config imports this module
-    from mavend.config import Settings
 
 IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -76,25 +72,3 @@ def tcp_uri(uri: str) -> tuple[str, int]:
     if parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc:
         raise ValueError("must be tcp://host:port, nothing more")
     return parts.hostname.lower(), port
-
-
-def configured_hosts(settings: Settings) -> tuple[str, ...]:
-    """The hosts the config sends to, in config order, each once: the remote LLM server,
-    the MQTT broker, Home Assistant and a Wyoming speech server, each only when something
-    uses it. The systemd units open IP for these and nothing else (mavend/service.py)."""
-    hosts: list[str] = []
-    if settings.llm.backend == "openai":
-        hosts.append(url_host(settings.llm.base_url))
-    acts = settings.acts.allow
-    if any(a.kind == "mqtt" for a in acts) or any(d.mqtt for d in settings.devices):
-        hosts.append(settings.mqtt.host.strip("[]").lower())
-    uses_ha = any(a.kind == "homeassistant" for a in acts) or any(
-        d.homeassistant for d in settings.devices
-    )
-    if uses_ha and settings.homeassistant.url:
-        hosts.append(url_host(settings.homeassistant.url))
-    if settings.stt.backend == "wyoming":  # a Wyoming speech-to-text server
-        hosts.append(tcp_uri(settings.stt.uri)[0])
-    # Wyoming satellites: mavend connects to them, as Home Assistant does.
-    hosts.extend(tcp_uri(satellite.uri)[0] for satellite in settings.satellites)
-    return tuple(dict.fromkeys(h for h in hosts if h))

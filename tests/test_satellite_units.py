@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from mavend import addresses
 from mavend.cli.satellites import table
 from mavend.config import NotificationSettings, SatelliteSpec, Settings
 from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.handlers.common import TurnContext
+from mavend.system import unit
 from mavend.wyoming.satellite_audio import AudioFormat, AudioRefused, Converter, reply_payloads
 from tests.state_kit import kit_router, kit_settings, make_assistant, real_clock
 
@@ -27,7 +27,7 @@ def test_a_satellite_entry_is_checked_and_its_host_opens_ip_in_the_unit() -> Non
         SatelliteSpec(uri="tcp://192.168.1.31:10700", name="kitchen", room="kitchen"),
         SatelliteSpec(uri="tcp://sat.example.org:10700", name="study", allow_remote=True),
     ))
-    assert addresses.configured_hosts(settings) == ("192.168.1.31", "sat.example.org")
+    assert unit.configured_hosts(settings) == ("192.168.1.31", "sat.example.org")
     assert settings.satellites[0].snd_rate == 22050
 
 

@@ -23,6 +23,7 @@ import pytest
 from mavend import addresses
 from mavend.config import Settings, SttSettings, parse_settings
 from mavend.errors import ConfigError
+from mavend.system import unit
 from mavend.system.unit import UnitPlan, render_unit
 from mavend.wyoming.asr import WyomingTranscriber
 from tests.audio_fixtures import command_clip, espeak, write_wav
@@ -219,14 +220,14 @@ def test_the_uri_must_be_on_the_own_network_unless_allowed() -> None:
         parse_settings('[stt]\nbackend = "wyoming"\nuri = "tcp://8.8.8.8:10300"\n')
     allowed = parse_settings(
         '[stt]\nbackend = "wyoming"\nallow_remote = true\nuri = "tcp://8.8.8.8:10300"\n')
-    assert addresses.configured_hosts(allowed) == ("8.8.8.8",)
+    assert unit.configured_hosts(allowed) == ("8.8.8.8",)
     private = parse_settings('[stt]\nbackend = "wyoming"\nuri = "tcp://192.168.1.20:10300"\n')
-    assert addresses.configured_hosts(private) == ("192.168.1.20",)
+    assert unit.configured_hosts(private) == ("192.168.1.20",)
     with pytest.raises(ConfigError, match='needs a uri'):
         parse_settings('[stt]\nbackend = "wyoming"\n')
     with pytest.raises(ConfigError, match="tcp://host:port"):
         parse_settings('[stt]\nuri = "http://192.168.1.20:10300"\n')
-    assert addresses.configured_hosts(Settings()) == ()
+    assert unit.configured_hosts(Settings()) == ()
 
 
 def test_the_unit_opens_ip_for_a_speech_server_and_for_the_wyoming_service() -> None:

@@ -6,7 +6,9 @@ writes a file) rather than looking for a sign that it might work.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import json
 import os
 import tempfile
 import time
@@ -14,7 +16,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mavend.cli.common import command, settings_from
 from mavend.config import Settings
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    doctor = command(commands, "doctor", "check models, audio, D-Bus, storage and the LLM")
+    doctor.add_argument("--json", action="store_true", help="one JSON object per check")
+    doctor.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    settings = settings_from(args)
+    checks = run_checks(settings)
+    for check in checks:
+        print(json.dumps(check.to_json()) if args.json else check.line())
+    return 0 if all(c.ok for c in checks) else 1
 
 
 @dataclass(frozen=True)

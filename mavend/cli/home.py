@@ -81,7 +81,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from mavend.cli import settings_from
+    from mavend.cli.common import settings_from
     from mavend.home.importer import import_home, read_exposed, to_toml
 
     if args.force and args.output is None:

@@ -32,7 +32,7 @@ HELP = "listen for the wake word, transcribe the command, and show the router's 
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from mavend.cli import EPILOG
+    from mavend.cli.common import EPILOG
 
     parser = subparsers.add_parser(
         "listen",
@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def cmd_listen(args: argparse.Namespace) -> int:
     from mavend.assistant import open_assistant
-    from mavend.cli import _parse_now, settings_from
+    from mavend.cli.common import parse_now, settings_from
     from mavend.clock import fixed_clock, system_clock, user_timezone
     from mavend.daemon.voice import PrefetchingRouter
     from mavend.router import build_router
@@ -92,7 +92,7 @@ def cmd_listen(args: argparse.Namespace) -> int:
             settings, audio=dataclasses.replace(settings.audio, device=args.device)
         )
     tz = user_timezone(settings.reminders.timezone)
-    clock = fixed_clock(_parse_now(args.now), tz) if args.now else system_clock(tz)
+    clock = fixed_clock(parse_now(args.now), tz) if args.now else system_clock(tz)
     out = _Printer(args.json)
 
     events = EventQueue()
@@ -231,7 +231,7 @@ def _act(actor, router, text: str, decision, out: _Printer, front) -> None:
 
 
 def _print_decision(transcript, decision, ready: float, reused: bool, out: _Printer) -> None:
-    from mavend.cli import describe_decision
+    from mavend.cli.common import describe_decision
 
     # A decision made from the partial was ready before the transcript came:
     # it counts from when both were there.

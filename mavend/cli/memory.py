@@ -42,7 +42,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _open(args: argparse.Namespace):
-    from mavend.cli import settings_from
+    from mavend.cli.common import settings_from
     from mavend.memory.records import MemoryTable
     from mavend.state.store import Store
 

@@ -59,7 +59,7 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def _book(args: argparse.Namespace):
-    from mavend.cli import settings_from
+    from mavend.cli.common import settings_from
     from mavend.clock import user_timezone
     from mavend.scheduler import ReminderBook
     from mavend.state.store import Store

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def cmd_satellites(args: argparse.Namespace) -> int:
     from mavend.api import client as dbus_client
-    from mavend.cli import settings_from
+    from mavend.cli.common import settings_from
 
     settings = settings_from(args)  # a bad config is still reported, as everywhere
     satellites = dbus_client.satellites()  # DaemonUnavailable: exit 5

@@ -1,7 +1,7 @@
 """``mavend service install|uninstall|status``: mavend as a systemd unit.
 
-`register` is called by ``mavend/cli/__init__.py``. The unit is rendered by
-`mavend.system.unit`; here it is written, enabled, removed and reported on.
+The unit is rendered by `mavend.system.unit` and written, enabled, removed and reported
+on with `mavend.system.install`; this module is the command that says what it did.
 
 Exit codes: 0 ok; 1 the unit could not be written; 2 usage; 3 the config is invalid;
 5 systemctl or the (user) service manager is not available (the unit is written anyway,
@@ -11,126 +11,23 @@ and the message says how to enable it).
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from mavend.desktop.entry import install_desktop_files, uninstall_desktop_files
 from mavend.errors import DeviceError, MavendError
+from mavend.system.install import (
+    UNIT_NAME,
+    closed_to_others,
+    enable_hint,
+    systemctl,
+    systemctl_checked,
+    unit_dir,
+    userns_warning,
+    what_failed,
+    write_unit,
+)
 from mavend.system.unit import plan_for, render_unit
-
-UNIT_NAME = "mavend.service"
-SYSTEM_UNIT_DIR = Path("/etc/systemd/system")
-SYSTEMCTL_TIMEOUT_S = 30
-
-
-# installing ------------------------------------------------------------------------
-def unit_dir(scope: str, override: Path | None = None) -> Path:
-    if override is not None:
-        return override
-    if scope == "system":
-        return SYSTEM_UNIT_DIR
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "systemd" / "user"
-
-
-def write_unit(path: Path, text: str) -> bool:
-    """Write atomically; False when the file already had exactly this text."""
-    try:
-        if path.read_text() == text:
-            return False
-    except (OSError, UnicodeDecodeError):
-        pass
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except PermissionError as exc:
-        hint = " (run it with sudo)" if path.is_relative_to(SYSTEM_UNIT_DIR) else ""
-        raise MavendError(f"cannot write {path}: {exc.strerror}{hint}") from exc
-    except OSError as exc:
-        raise MavendError(f"cannot write {path}: {exc}") from exc
-    return True
-
-
-def systemctl(scope: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run systemctl; DeviceError (exit 5) when it or the service manager is not there."""
-    exe = shutil.which("systemctl")
-    if exe is None:
-        raise DeviceError("systemctl is not installed (this box does not run systemd)")
-    argv = [exe, *(["--user"] if scope == "user" else []), *args]
-    try:
-        done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=SYSTEMCTL_TIMEOUT_S, check=False
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise DeviceError(f"`{' '.join(argv[1:])}` did not answer in {exc.timeout} s") from exc
-    except OSError as exc:
-        raise DeviceError(f"cannot run systemctl: {exc}") from exc
-    return done
-
-
-def _systemctl_checked(scope: str, *args: str) -> None:
-    done = systemctl(scope, *args)
-    if done.returncode != 0:
-        manager = "your user's service manager" if scope == "user" else "systemd"
-        raise DeviceError(
-            f"`systemctl{' --user' if scope == 'user' else ''} {' '.join(args)}` failed: "
-            f"{_failure(done)} ({manager} is not reachable from here?)"
-        )
-
-
-def _failure(done: subprocess.CompletedProcess[str]) -> str:
-    """What systemctl said last, or its exit status when it said nothing."""
-    lines = (done.stderr or done.stdout).strip().splitlines()
-    return lines[-1] if lines else f"exit {done.returncode}"
-
-
-def closed_to_others(*paths: Path) -> Path | None:
-    """The first folder or file on the way to any of `paths` (links followed) that a
-    user other than its owner cannot pass through or read; None when all are open."""
-    for path in paths:
-        target = path.resolve()
-        for step in (*reversed(target.parents), target):
-            try:
-                mode = step.stat().st_mode
-            except OSError:
-                return step
-            needed = 0o001 if step != target or step.is_dir() else 0o004
-            if not mode & needed:
-                return step
-    return None
-
-
-def _enable_hint(scope: str, now: bool) -> str:
-    ctl = "systemctl --user" if scope == "user" else "sudo systemctl"
-    return f"{ctl} daemon-reload && {ctl} enable {'--now ' if now else ''}mavend"
-
-
-def userns_warning() -> str | None:
-    """Why the user unit's sandbox (PrivateUsers=yes) may fail on this kernel, or None."""
-    checks = {
-        "/proc/sys/kernel/unprivileged_userns_clone": "0",
-        "/proc/sys/user/max_user_namespaces": "0",
-        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1",
-    }
-    for name, bad in checks.items():
-        try:
-            if Path(name).read_text().strip() == bad:
-                return (
-                    f"{name} is {bad}: the user unit's sandbox needs unprivileged user "
-                    "namespaces; if mavend fails at step USER or NAMESPACE, see "
-                    "systemd/README.md (PrivateUsers=no drop-in)"
-                )
-        except OSError:
-            continue
-    return None
 
 
 def cmd_install(args: argparse.Namespace) -> int:
@@ -166,21 +63,21 @@ def cmd_install(args: argparse.Namespace) -> int:
         except MavendError as exc:  # cosmetic: the service works without them
             print(f"mavend: warning: {exc}", file=sys.stderr)
     if args.no_enable or args.unit_dir is not None:
-        print(f"to enable it: {_enable_hint(scope, now=True)}")
+        print(f"to enable it: {enable_hint(scope, now=True)}")
         return 0
     try:
-        _systemctl_checked(scope, "daemon-reload")
+        systemctl_checked(scope, "daemon-reload")
     except DeviceError as exc:
         raise DeviceError(
             f"{exc}\n  the unit is written; enable it where systemd runs: "
-            f"{_enable_hint(scope, now=True)}"
+            f"{enable_hint(scope, now=True)}"
         ) from None
     # systemd answered the reload: a failure now is the service's own (it did not start).
     done = systemctl(scope, "enable", *(["--now"] if args.now else []), UNIT_NAME)
     if done.returncode != 0:
         user = "--user " if scope == "user" else ""
         raise MavendError(
-            f"mavend.service is installed but did not start: {_failure(done)}\n"
+            f"mavend.service is installed but did not start: {what_failed(done)}\n"
             f"  see `systemctl {user}status mavend` and `journalctl {user}-u mavend`"
         )
     ctl = "systemctl --user" if scope == "user" else "systemctl"
@@ -198,7 +95,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
     problem: DeviceError | None = None
     if args.unit_dir is None:
         try:
-            _systemctl_checked(scope, "disable", "--now", UNIT_NAME)
+            systemctl_checked(scope, "disable", "--now", UNIT_NAME)
         except DeviceError as exc:
             problem = exc
     if path.exists():
@@ -211,7 +108,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
         print(f"{path} is not there (nothing to remove)")
     if problem is None and args.unit_dir is None:
         try:
-            _systemctl_checked(scope, "daemon-reload")
+            systemctl_checked(scope, "daemon-reload")
         except DeviceError as exc:
             problem = exc
     if scope == "user" and args.unit_dir is None:

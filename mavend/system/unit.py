@@ -60,7 +60,7 @@ class UnitPlan:
     cache_dir: Path | None = None  # user units: writable, MAVEND_CACHE_DIR
     models_dir: Path | None = None  # MAVEND_MODELS_DIR when set at install (system: a default)
     memory_max: str = DEFAULT_MEMORY_MAX
-    # The hosts the config sends to (addresses.configured_hosts): none, and the unit allows
+    # The hosts the config sends to (configured_hosts): none, and the unit allows
     # no IP at all. System units also list their addresses, resolved at install.
     network: tuple[str, ...] = ()
     network_addresses: tuple[str, ...] = ()
@@ -206,6 +206,28 @@ def tmp_paths(command: tuple[str, ...]) -> tuple[Path, ...]:
     return tuple(needed)
 
 
+def configured_hosts(settings: Settings) -> tuple[str, ...]:
+    """The hosts the config sends to, in config order, each once: the remote LLM server,
+    the MQTT broker, Home Assistant and a Wyoming speech server, each only when something
+    uses it. The systemd units open IP for these and nothing else (`plan_for`)."""
+    hosts: list[str] = []
+    if settings.llm.backend == "openai":
+        hosts.append(addresses.url_host(settings.llm.base_url))
+    acts = settings.acts.allow
+    if any(a.kind == "mqtt" for a in acts) or any(d.mqtt for d in settings.devices):
+        hosts.append(settings.mqtt.host.strip("[]").lower())
+    uses_ha = any(a.kind == "homeassistant" for a in acts) or any(
+        d.homeassistant for d in settings.devices
+    )
+    if uses_ha and settings.homeassistant.url:
+        hosts.append(addresses.url_host(settings.homeassistant.url))
+    if settings.stt.backend == "wyoming":  # a Wyoming speech-to-text server
+        hosts.append(addresses.tcp_uri(settings.stt.uri)[0])
+    # Wyoming satellites: mavend connects to them, as Home Assistant does.
+    hosts.extend(addresses.tcp_uri(satellite.uri)[0] for satellite in settings.satellites)
+    return tuple(dict.fromkeys(h for h in hosts if h))
+
+
 def listen_host(settings: Settings) -> str:
     """The host `[wyoming] listen` serves on, or "" when it is off."""
     listen = settings.wyoming.listen
@@ -294,7 +316,7 @@ def plan_for(
         listen = ""
         if system_config.is_file():
             system_settings = load_settings(system_config)
-            hosts = addresses.configured_hosts(system_settings)
+            hosts = configured_hosts(system_settings)
             listen = listen_host(system_settings)
         return UnitPlan(
             "system", command, config=config_path, models_dir=models_dir,
@@ -312,7 +334,7 @@ def plan_for(
         data_dirs=tuple(dict.fromkeys((data, database_dir))),
         cache_dir=paths.cache_dir().expanduser().absolute(),
         models_dir=models_dir,
-        network=addresses.configured_hosts(settings),
+        network=configured_hosts(settings),
         listen=listen_host(settings),
         tmp_paths=in_tmp,
     )
