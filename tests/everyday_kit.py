@@ -56,7 +56,7 @@ FAMILIES = (
     "live",
     "lists",
 )
-REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.book.JOB_PREFIX, old and new
+REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.reminder.JOB_PREFIX, old and new
 
 
 # cases ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from mavend import paths
 from mavend.config.acts import ActKind, ActSlot, ActSpec, ActsSettings, SlotKind
 from mavend.config.answers import WeatherSettings
 from mavend.config.base import Name, NonNegative, Positive, Probability, SpokenName, _settings, log
+from mavend.config.devices import with_device_acts
 from mavend.config.home import DeviceSpec, HomeAssistantSettings, MqttSettings
 from mavend.config.rooms import SatelliteSpec, WyomingSettings
 from mavend.config.router import LlmSettings, RouterSettings
@@ -88,9 +89,6 @@ class Settings:
         """Add the acts the devices table generates to the allowlist, so the grammar,
         the slot extractor and the LLM's GBNF all read them from `acts` like any other."""
         if self.devices:
-            # Imported here: mavend.home.devices imports this module.
-            from mavend.home.devices import with_device_acts
-
             object.__setattr__(self, "acts", with_device_acts(self.acts, self.devices))
         return self
 

@@ -53,7 +53,7 @@ class DeviceSpec:
     `type` is one of mavend/home/classes.py's classes (Home Assistant's domains, with
     plug for a switch that is a socket). The devices table generates the device acts,
     their `device` and `room` enums and the grammar's {device} and {room} lists
-    (mavend/home/devices.py)."""
+    (mavend/config/devices.py)."""
 
     name: SpokenName  # what you call it: "kitchen ceiling"
     aliases: tuple[SpokenName, ...] = ()  # other names: "lamp" (a room tells lamps apart)

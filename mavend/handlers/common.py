@@ -1,8 +1,8 @@
-"""What every handler shares: the reply, the context (state and seams), text helpers."""
+"""What every handler shares: the reply (made in mavend/replies.py, importable from here),
+the context (state and seams), text helpers."""
 
 from __future__ import annotations
 
-import enum
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -13,50 +13,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from mavend.config import Settings
+from mavend.replies import Outcome as Outcome
+from mavend.replies import Reply as Reply
+from mavend.replies import human_list
 from mavend.router.grammar import normalize
 from mavend.scheduler import ReminderBook
 from mavend.state.records import ActLog, FactLog, NoteBook, SessionState, TurnLog
 from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
-
-
-class Outcome(enum.StrEnum):
-    """How a turn ended; logged with the turn, and `mavend say`'s exit code reads it."""
-
-    DONE = "done"  # it did what was asked (saved, ran, answered)
-    ASKED = "asked"  # it asked a question instead (a missing time, an unclear intent)
-    CONFIRM = "confirm"  # a destructive act waits for a spoken "yes"
-    REFUSED = "refused"  # not allowed (an act off the allowlist, a bad argument)
-    FAILED = "failed"  # it tried and failed (an act exited non-zero, storage broke)
-    UNAVAILABLE = "unavailable"  # it needs something that is off or missing (the LLM)
-
-    @property
-    def is_failure(self) -> bool:
-        return self in (Outcome.FAILED, Outcome.UNAVAILABLE)
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A short text to print, show or speak, and what happened."""
-
-    text: str
-    outcome: Outcome = Outcome.DONE
-    error_class: str = ""  # coarse: not_found, timeout, exit_status, storage_locked, ...
-    data: Mapping[str, Any] = field(default_factory=dict)
-    # What to say instead of `text` when it is spoken (a long list, summarised); "" = text.
-    spoken: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "text": self.text,
-            "outcome": str(self.outcome),
-            "error_class": self.error_class or None,
-            "data": dict(self.data),
-        }
-        if self.spoken:
-            out["spoken"] = self.spoken
-        return out
 
 
 class Embedder(Protocol):
@@ -211,13 +176,6 @@ def content_stems(text: str) -> set[str]:
 def looks_like_question(text: str) -> bool:
     lowered = normalize(text)
     return bool(_QUESTION_START.match(lowered)) or text.rstrip().endswith("?")
-
-
-def human_list(items: Sequence[str], *, conjunction: str = "and") -> str:
-    items = [i for i in items if i]
-    if len(items) <= 1:
-        return "".join(items)
-    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
 def human_duration(seconds: float) -> str:

@@ -4,7 +4,7 @@ One table, `CLASSES`, says for every type: its Home Assistant domain, the words 
 use for one ("the blinds", "the thermostat"), the operations it has, the service each
 operation calls and the `supported_features` bit it needs (as Home Assistant's
 documentation names them), and how a state it reports is said back. The generated acts
-(mavend/home/devices.py), their grammar lists and GBNF enums, the importer's choice of
+(mavend/config/devices.py), their grammar lists and GBNF enums, the importer's choice of
 type (mavend/home/importer.py) and the reply all read this table: a new class is a new
 entry here and sentences in grammars/home.yaml.
 
@@ -515,3 +515,21 @@ def supported_ops(device_type: str, features: int) -> tuple[str, ...]:
     """The operations a device of this type offers, from Home Assistant's supported_features."""
     cls = CLASSES[device_type]
     return tuple(op for op, o in cls.ops.items() if not o.feature or features & o.feature)
+
+
+# What each type can be told or asked through Zigbee2MQTT (a light's set, colour and
+# steps still by its own flags): the devices table offers nothing else for it
+# (mavend/config/devices.py), and mavend/home/z2m.py sends nothing else.
+Z2M_OPS: dict[str, frozenset[str]] = {
+    "light": frozenset({"on", "off", "set", "colour", "up", "down", "state"}),
+    "switch": frozenset({"on", "off", "state"}),
+    "plug": frozenset({"on", "off", "state"}),
+    "cover": frozenset({"open", "close", "stop", "set", "state"}),
+    "lock": frozenset({"lock", "unlock", "state"}),
+    "fan": frozenset({"on", "off", "set", "up", "down", "state"}),
+    "climate": frozenset(
+        {"on", "off", "temperature", "mode", "preset", "up", "down", "state", "read"}
+    ),
+    "sensor": frozenset({"state", "read"}),
+    "binary_sensor": frozenset({"state"}),
+}

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mavend.config import DeviceSpec, Settings
-from mavend.handlers.common import Outcome, Reply, human_list
 from mavend.home import classes, mqtt
 from mavend.home import homeassistant as ha
+from mavend.replies import Outcome, Reply, human_list
 
 Sentence = Callable[[str, str, bool, int, str], str]
 

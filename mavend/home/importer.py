@@ -342,7 +342,7 @@ def _aliases(
 
 def check_table(devices: list[ImportedDevice]) -> None:
     """The config's own rules (DeviceSpec, check_devices): a table that fails is a bug here."""
-    from mavend.home.devices import check_devices
+    from mavend.config.devices import check_devices
 
     check_devices([device.spec() for device in devices])
 

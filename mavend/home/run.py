@@ -18,21 +18,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
-from mavend.handlers.common import Outcome, Reply, human_list
-from mavend.home import classes, mqtt, templates, z2m
-from mavend.home import homeassistant as ha
-from mavend.home.devices import (
+from mavend.config.devices import (
     FIXED_VALUES,
     HVAC_MODES,
     OPERATIONS,
     VALUE_SLOTS,
     WHICH_STATES,
     device_ops,
-    effective_op,
-    resolve,
 )
+from mavend.home import classes, mqtt, templates, z2m
+from mavend.home import homeassistant as ha
+from mavend.home.devices import effective_op, resolve
 from mavend.home.feedback import DeviceOutcome, be, failure_sentence, summary
 from mavend.home.feedback import subject as subject_of
+from mavend.replies import Outcome, Reply, human_list
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from mavend.config import DeviceSpec, Settings
-from mavend.handlers.common import Outcome, Reply, human_list
 from mavend.home import classes
 from mavend.home import homeassistant as ha
 from mavend.home.feedback import failure_sentence
+from mavend.replies import Outcome, Reply, human_list
 
 log = logging.getLogger(__name__)
 

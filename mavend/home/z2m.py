@@ -56,21 +56,9 @@ _BINARY = {
 }
 _UNITS = {"temperature": "°C", "humidity": "%", "co2": "ppm", "illuminance": "lx"}
 
-# What each type can be told or asked through Zigbee2MQTT (a light's set, colour and
-# steps still by its own flags): the devices table offers nothing else for it.
-OPS: dict[str, frozenset[str]] = {
-    "light": frozenset({"on", "off", "set", "colour", "up", "down", "state"}),
-    "switch": frozenset({"on", "off", "state"}),
-    "plug": frozenset({"on", "off", "state"}),
-    "cover": frozenset({"open", "close", "stop", "set", "state"}),
-    "lock": frozenset({"lock", "unlock", "state"}),
-    "fan": frozenset({"on", "off", "set", "up", "down", "state"}),
-    "climate": frozenset(
-        {"on", "off", "temperature", "mode", "preset", "up", "down", "state", "read"}
-    ),
-    "sensor": frozenset({"state", "read"}),
-    "binary_sensor": frozenset({"state"}),
-}
+# What each type can be told or asked through Zigbee2MQTT: classes.Z2M_OPS (there, not
+# here, because the config reads it while loading: mavend/config/devices.py).
+OPS = classes.Z2M_OPS
 READS = frozenset({"state", "read"})
 
 

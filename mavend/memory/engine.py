@@ -29,12 +29,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
 from mavend.config import ActsSettings, MemorySettings
 from mavend.memory import dialogue, habits
+from mavend.memory.plan import ANSWER, CORRECTION, LOCAL_SESSION, ROUTED_PLAN, Plan
 from mavend.memory.preview import MemoryPreview, RouteView, preview_of
 from mavend.memory.previous import LAST_KEY, LastTurn, PreviousTurns
 from mavend.memory.recall_block import BlockLimits, build_block
@@ -53,41 +54,14 @@ from mavend.state.store import Store
 
 log = logging.getLogger(__name__)
 
-# The owner's session at this box (mavend.conversation.DEFAULT_SESSION: that package
-# imports the handlers, which import this module, so the name is repeated here).
-LOCAL_SESSION = "local"
 __all__ = ["LAST_KEY", "LOCAL_SESSION", "LastTurn", "Memory", "Plan"]
 # Habit records read per turn (newest first): bounded work on every turn.
 RECALL_ROWS = 2000
-ROUTED_PLAN = "routed"
-CORRECTION = "correction"
-ANSWER = "clarify_answer"
 # Reply outcomes that mean the route was right: it did what was asked, asks to
 # confirm it, or was routed right but needs something that is off (the LLM, for
 # a general question). "failed" and "refused" are failures of the turn.
 SUCCESS = frozenset({"done", "confirm", "unavailable"})
 FAILURE = frozenset({"failed", "refused"})
-
-
-@dataclass(frozen=True)
-class Plan:
-    """One turn's decision, and what memory needs to learn from its outcome."""
-
-    said: str
-    decision: Decision
-    kind: str = ROUTED_PLAN
-    route: str = ""  # routed: the router's own route (before any repair)
-    pattern: str = ""
-    repair: Repair | None = None  # routed: the repair applied
-    # routed: the router's own decision, before any repair or habit touched it (the
-    # seed's raw intent-layer judgment: what a habit record is made of)
-    raw: Decision | None = None
-    habit: habits.Verdict | None = None  # routed: the habit verdict applied
-    previous: LastTurn | None = None  # correction / answer: the turn it repairs
-    context: str = ""  # the recall block the LLM saw
-    router: Any = field(default=None, compare=False, repr=False)
-    session: str = LOCAL_SESSION  # where it was said: its previous turn is kept there
-    trusted: bool = True  # the owner's word: it may write habits, repairs, examples
 
 
 class Memory:

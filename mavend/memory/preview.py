@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mavend.memory.habits import Verdict
+from mavend.memory.plan import Plan
 from mavend.memory.records import Repair, habit_name
 from mavend.router.decision import Decision
-
-if TYPE_CHECKING:
-    from mavend.memory.engine import Plan
 
 HABIT = "habit"
 REPAIR = "repair"

@@ -37,7 +37,7 @@ The table (`book.ReminderBook`, with its edits in `edits.ReminderEdits`), the jo
 each.
 """
 
-from mavend.scheduler.book import Firing, Reminder, ReminderBook, Status
+from mavend.scheduler.book import ReminderBook
 from mavend.scheduler.delivery import (
     REMINDER_CATEGORY,
     REMINDER_SOUND,
@@ -46,6 +46,7 @@ from mavend.scheduler.delivery import (
     spoken_time,
 )
 from mavend.scheduler.jobs import ReminderScheduler, fire_job
+from mavend.scheduler.reminder import Firing, Reminder, Status
 
 __all__ = [
     "REMINDER_CATEGORY",

@@ -5,85 +5,22 @@ Safe from any process or thread: every call is its own transaction on the SQLite
 
 from __future__ import annotations
 
-import enum
 import logging
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
-from typing import Any
 
 from mavend.errors import MavendError, NotFoundError
 from mavend.recurrence import Series
 from mavend.scheduler.edits import ReminderEdits
+from mavend.scheduler.reminder import Firing, Reminder, Status
 from mavend.state.store import Store, iso, parse_iso
 
 log = logging.getLogger(__name__)
 
-JOB_PREFIX = "reminder-"
 MAX_SNOOZE_MINUTES = 7 * 24 * 60
 
 Clock = Callable[[], datetime]
-
-
-class Status(enum.StrEnum):
-    PENDING = "pending"
-    FIRED = "fired"  # fired; delivery is tracked on its firing row
-    DONE = "done"  # acknowledged ("Done" on the notification)
-    CANCELLED = "cancelled"
-    MISSED = "missed"  # older than the misfire grace when the daemon came back
-
-
-@dataclass(frozen=True)
-class Reminder:
-    id: int
-    text: str
-    kind: str  # reminder | timer
-    fire_at: datetime
-    due: str  # fire_at exactly as stored: the job argument and the firing key
-    status: Status
-    snoozes: int
-    created_at: datetime
-    origin: str | None = None  # the satellite it was set from; None: this box
-    series: Series | None = None  # a repeating one: its rule and first occurrence
-    name: str | None = None  # a kitchen timer's name ("pasta")
-    paused_left: float | None = None  # a paused timer: the seconds it had left
-
-    @property
-    def job_id(self) -> str:
-        return f"{JOB_PREFIX}{self.id}"
-
-    @property
-    def paused(self) -> bool:
-        return self.paused_left is not None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "text": self.text,
-            "kind": self.kind,
-            "fire_at": self.due,
-            "status": str(self.status),
-            "snoozes": self.snoozes,
-            "created_at": iso(self.created_at),
-            "origin": self.origin,
-            "rule": self.series.rule if self.series else None,
-            "rule_start": iso(self.series.start) if self.series else None,
-            "repeats": self.series.describe() if self.series else None,
-            "name": self.name,
-            "paused_left": self.paused_left,
-        }
-
-
-@dataclass(frozen=True)
-class Firing:
-    reminder: Reminder
-    due: str
-    fired_at: datetime
-    late: bool
-    delivered_at: datetime | None
-    notification_id: int | None
-    attempts: int
 
 
 # A firing still to show or act on: a one-off's latest (neither snoozed nor cancelled

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
-from mavend.scheduler.book import Clock, Firing, ReminderBook
+from mavend.scheduler.book import Clock, ReminderBook
+from mavend.scheduler.reminder import Firing
 from mavend.state.store import parse_iso
 
 if TYPE_CHECKING:

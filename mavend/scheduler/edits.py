@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mavend.errors import MavendError
 
 if TYPE_CHECKING:
-    from mavend.scheduler.book import Reminder
+    from mavend.scheduler.reminder import Reminder
 
 MAX_TEXT_CHARS = 200  # a reminder is a line said aloud, not a document
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
-from mavend.scheduler.book import JOB_PREFIX, Clock, Firing, Reminder, ReminderBook
+from mavend.scheduler.book import Clock, ReminderBook
+from mavend.scheduler.reminder import JOB_PREFIX, Firing, Reminder
 from mavend.state.store import Store, parse_iso
 from mavend.workers import started_pool
 

@@ -1,0 +1,269 @@
+"""`[[devices]]` as acts: the acts the devices table adds to the allowlist while the
+config is read (`Settings` does it when it is built), and what each one does.
+
+Their `device` slot enumerates every device name and alias, their optional `room` slot
+every room, so the grammar's {device} and {room} lists and the LLM's GBNF enums (both
+built from act slots) grow with the table: adding a lamp is one config entry. Every act
+shares the same `device` and `room` enums, because the grammar keys its lists by slot
+name.
+
+This is part of reading the config, so it stands on the config's own types and on the
+home's vocabulary (mavend/home/classes.py, which imports nothing of mavend); which
+devices a request means, and running an act, are mavend/home/'s (devices.py, run.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mavend.config.acts import ActSlot, ActSpec, ActsSettings
+from mavend.config.home import DeviceSpec
+from mavend.home import classes
+
+# Generated act -> (operation, the value it always sends, its value slot). The handler
+# reads the operation from this table, so a device act can only ever do one of its
+# device's class operations (mavend/home/classes.py) to a device of the table
+# (mavend/home/run.py).
+OPERATIONS = {
+    "device_on": "on",
+    "device_off": "off",
+    "device_state": "state",
+    "light_set": "set",
+    "lights_on": "on",
+    "lights_off": "off",
+    "device_set": "set",
+    "device_open": "open",
+    "device_close": "close",
+    "device_stop": "stop",
+    "device_lock": "lock",
+    "device_unlock": "unlock",
+    "device_oscillate": "oscillate",
+    "device_oscillate_off": "oscillate",
+    "device_temperature": "temperature",
+    "device_mode": "mode",
+    "device_colour": "colour",
+    "device_play": "play",
+    "device_pause": "pause",
+    "device_next": "next",
+    "device_previous": "previous",
+    "device_mute": "mute",
+    "device_unmute": "mute",
+    "device_start": "start",
+    "device_dock": "dock",
+    "device_activate": "activate",
+    "device_read": "read",
+    "device_which": "state",
+    "device_up": "up",
+    "device_down": "down",
+    "device_preset": "preset",
+}
+FIXED_VALUES = {
+    "device_on": "",
+    "device_oscillate": "on",
+    "device_oscillate_off": "off",
+    "device_mute": "on",
+    "device_unmute": "off",
+}
+VALUE_SLOTS = {  # act -> the slot holding its value
+    "light_set": "brightness",
+    "device_set": "percent",
+    "device_temperature": "degrees",
+    "device_mode": "mode",
+    "device_colour": "colour",
+    "device_read": "quantity",
+    "device_which": "state",
+    "device_preset": "preset",
+}
+DESCRIPTIONS = {
+    "device_on": "turn on a device: a light, a plug, a fan, the heating, a speaker",
+    "device_off": "turn off a device: a light, a plug, a fan, the heating, a speaker",
+    "device_state": "say what state a device is in: on, open, locked, playing, its reading",
+    "light_set": "set a light's brightness in percent",
+    "lights_on": "turn on the lights in a room",
+    "lights_off": "turn off the lights in a room",
+    "device_set": "set a fan's speed, a blind's position or a speaker's volume in percent",
+    "device_open": "open a blind, curtain, garage door, gate or valve",
+    "device_close": "close a blind, curtain, garage door, gate or valve",
+    "device_stop": "stop a blind or curtain moving, or stop a speaker or a vacuum",
+    "device_lock": "lock a door lock",
+    "device_unlock": "unlock a door lock",
+    "device_oscillate": "make a fan oscillate (swing)",
+    "device_oscillate_off": "stop a fan oscillating",
+    "device_temperature": "set a thermostat's target temperature in degrees",
+    "device_mode": "set a thermostat's mode: heat, cool, auto, off",
+    "device_colour": "set a light's colour",
+    "device_play": "play or resume music on a speaker or TV",
+    "device_pause": "pause a speaker, a TV or a vacuum",
+    "device_next": "skip to the next song on a speaker",
+    "device_previous": "go back to the previous song on a speaker",
+    "device_mute": "mute a speaker or TV",
+    "device_unmute": "unmute a speaker or TV",
+    "device_start": "start a robot vacuum cleaning",
+    "device_dock": "send a robot vacuum back to its dock",
+    "device_activate": "activate a scene or run a script",
+    "device_read": "read a temperature or humidity in a room from its sensor or thermostat",
+    "device_which": "say which devices of a kind are on, open, locked: which lights are on",
+    "device_up": "a step up: a light brighter, a fan faster, a speaker louder",
+    "device_down": "a step down: a light dimmer, a fan slower, a speaker quieter",
+    "device_preset": "put a fan or a thermostat in one of its preset modes: sleep, eco",
+}
+DESTRUCTIVE = frozenset({"device_unlock"})
+# The states "which lights are on" asks about, and the states (as classes.describe says
+# them) each one means.
+WHICH_STATES: dict[str, tuple[str, ...]] = {
+    "on": ("on",),
+    "off": ("off",),
+    "open": ("open", "opening"),
+    "closed": ("closed", "closing"),
+    "locked": ("locked",),
+    "unlocked": ("unlocked", "open", "jammed"),
+    "playing": ("playing",),
+}
+HALF_DEGREE = ("and a half", "point five", "point 5", "5")
+# Home Assistant's HVAC modes (climate docs), said as people say them.
+HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
+EVERYTHING = "everything"  # "turn off everything in the kitchen"
+# Said for the whole home ("all the lights in the house"): an optional `scope` slot, so a
+# plural without a room means every room, not this one.
+WHOLE_HOME = (
+    "in the house", "in the home", "in the flat", "in the apartment", "in the whole house",
+    "around the house", "throughout the house", "all over the house", "everywhere",
+)  # fmt: skip
+
+
+def device_ops(device: DeviceSpec) -> tuple[str, ...]:
+    """The operations this device offers (a light's set and colour by its flags)."""
+    ops = classes.CLASSES[device.type].supported(device.supports)
+    if device.type == "light" and not device.supports:
+        flags = (
+            ("set", device.dimmable),
+            ("colour", device.colour),
+            ("up", device.dimmable),
+            ("down", device.dimmable),
+        )
+        ops = (*ops, *(op for op, on in flags if on))
+    if device.type in ("sensor", "climate"):
+        ops = (*ops, "read")  # a reading asked for by quantity and room (device_read)
+    if not device.presets:
+        ops = tuple(op for op in ops if op != "preset")  # nothing to choose from
+    if device.mqtt:  # what Zigbee2MQTT has a command for
+        ops = tuple(op for op in ops if op in classes.Z2M_OPS[device.type])
+    return ops
+
+
+def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What this device is called when not by name: (one of them, every one of them).
+
+    Its class's words (by device_class), and its name's last word when that names a kind
+    ("the blinds" for the kitchen blinds, "the lamp" for the desk lamp)."""
+    one, every = classes.CLASSES[device.type].words(device.device_class)
+    # An alias that ends in a kind is a kind of its own, said in the plural for all of
+    # them: "the heater plugs" for every device called "heater plug".
+    kinds = tuple(a for a in device.aliases if a.rsplit(" ", 1)[-1] in classes.KIND_WORDS)
+    every = (*every, *(plural_of(a) for a in kinds if " " in a))
+    head = device.name.rsplit(" ", 1)[-1]
+    # Not when the kind is said in more words: a garage door is never "the door".
+    longer = any(w.endswith(f" {head}") for w in (*one, *every))
+    if head in classes.KIND_WORDS and head not in one and head not in every and not longer:
+        plural = head.endswith("s") and head[:-1] in classes.KIND_WORDS
+        return (one, (*every, head)) if plural else ((*one, head), every)
+    return one, every
+
+
+def plural_of(words: str) -> str:
+    return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
+    # A to-do list is reached through the list commands (mavend/lists/), not an act.
+    devices = [d for d in devices if d.type != "todo"]
+    ops = {op for d in devices for op in device_ops(d)}
+    spoken = {n for d in devices for n in (d.name, *d.aliases)}
+    # Class words ("the blinds", "the thermostat", "the lights"): lights_on and lights_off
+    # come first in the grammar, so "turn on the lights" is still the room's lights.
+    spoken |= {w for d in devices for ws in nouns(d) for w in ws}
+    if any(d.type != "scene" and d.type != "script" for d in devices):
+        spoken.add(EVERYTHING)
+    rooms = sorted({d.room for d in devices if d.room})
+    room = {"room": ActSlot(type="enum", values=tuple(rooms), optional=True)} if rooms else {}
+    room["scope"] = ActSlot(type="enum", values=WHOLE_HOME, optional=True)
+    device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
+    values = {
+        "brightness": ActSlot(type="int", min=0, max=100),
+        "percent": ActSlot(type="int", min=0, max=100),
+        # Celsius or Fahrenheit, as the thermostat counts (Home Assistant refuses its own
+        # out-of-range values, and the reply says so).
+        "degrees": ActSlot(type="int", min=5, max=95),
+        # "nineteen and a half", "19.5" (normalized to "19 5"): a thermostat's half degree.
+        "half": ActSlot(type="enum", values=HALF_DEGREE, optional=True),
+        "mode": ActSlot(type="enum", values=HVAC_MODES),
+        "colour": ActSlot(type="enum", values=(*classes.COLOURS, *classes.WHITES)),
+        "quantity": ActSlot(type="enum", values=classes.QUANTITIES),
+        "state": ActSlot(type="enum", values=tuple(WHICH_STATES)),
+        "preset": ActSlot(
+            type="enum", values=tuple(sorted({p.lower() for d in devices for p in d.presets}))
+            or ("none",),
+        ),
+    }
+    slots: dict[str, dict[str, ActSlot]] = {}
+    for name, op in OPERATIONS.items():
+        if name in ("lights_on", "lights_off"):
+            if any(d.type == "light" for d in devices):
+                slots[name] = dict(room)
+            continue
+        if name == "light_set":
+            if any(d.type == "light" and "set" in device_ops(d) for d in devices):
+                slots[name] = {**device, "brightness": values["brightness"], **room}
+            continue
+        if name == "device_set" and not any(
+            d.type != "light" and "set" in device_ops(d) for d in devices
+        ):
+            continue
+        if op not in ops:
+            continue
+        value = VALUE_SLOTS.get(name)
+        if name == "device_read":
+            slots[name] = {"quantity": values["quantity"], **room}
+            continue
+        if name == "device_which":
+            # Its own `kind` list, lights included: "turn on the lights" stays lights_on.
+            kinds = sorted({w for d in devices for ws in nouns(d) for w in ws})
+            kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
+            every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
+            slots[name] = {**kind, "state": values["state"], **every, **room}
+            continue
+        extra = {"half": values["half"]} if name == "device_temperature" else {}
+        slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room}
+    return tuple(
+        ActSpec(
+            name=name,
+            kind="device",
+            description=DESCRIPTIONS[name],
+            destructive=name in DESTRUCTIVE,
+            slots=act_slots,
+        )
+        for name, act_slots in slots.items()
+    )
+
+
+def with_device_acts(acts: ActsSettings, devices: Sequence[DeviceSpec]) -> ActsSettings:
+    """The allowlist plus the generated acts (replacing any from an earlier pass)."""
+    check_devices(devices)
+    own = tuple(a for a in acts.allow if a.kind != "device")
+    generated = device_acts(devices)
+    if clash := sorted({a.name for a in own} & {a.name for a in generated}):
+        raise ValueError(f"act name(s) {clash} are generated from [[devices]]; rename yours")
+    return ActsSettings(confirm_timeout_s=acts.confirm_timeout_s, allow=own + generated)
+
+
+def check_devices(devices: Sequence[DeviceSpec]) -> None:
+    names = [d.name for d in devices]
+    if dupes := sorted({n for n in names if names.count(n) > 1}):
+        raise ValueError(f"device names must be unique; repeated: {dupes}")
+    if clash := sorted({a for d in devices for a in d.aliases} & set(names)):
+        # An alias may be shared (a lamp per room), a name may not be another's alias.
+        raise ValueError(f"{clash} is a device's name and another device's alias")
+    if clash := sorted({d.room for d in devices if d.room} & {*names}):
+        raise ValueError(f"{clash} is both a room and a device name")
+    if any(EVERYTHING in (d.name, *d.aliases) for d in devices):
+        raise ValueError(f"{EVERYTHING!r} means every device of a room; it cannot name one")

@@ -1,0 +1,58 @@
+"""What a turn says back: a `Reply` (its text, and what it did) and its `Outcome`.
+
+Every room that answers a turn makes one: the handlers, the home acts (mavend/home/),
+the list commands; the daemon, the D-Bus API and Wyoming pass them on. It imports
+nothing of mavend, so all of them can.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Outcome(enum.StrEnum):
+    """How a turn ended; logged with the turn, and `mavend say`'s exit code reads it."""
+
+    DONE = "done"  # it did what was asked (saved, ran, answered)
+    ASKED = "asked"  # it asked a question instead (a missing time, an unclear intent)
+    CONFIRM = "confirm"  # a destructive act waits for a spoken "yes"
+    REFUSED = "refused"  # not allowed (an act off the allowlist, a bad argument)
+    FAILED = "failed"  # it tried and failed (an act exited non-zero, storage broke)
+    UNAVAILABLE = "unavailable"  # it needs something that is off or missing (the LLM)
+
+    @property
+    def is_failure(self) -> bool:
+        return self in (Outcome.FAILED, Outcome.UNAVAILABLE)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A short text to print, show or speak, and what happened."""
+
+    text: str
+    outcome: Outcome = Outcome.DONE
+    error_class: str = ""  # coarse: not_found, timeout, exit_status, storage_locked, ...
+    data: Mapping[str, Any] = field(default_factory=dict)
+    # What to say instead of `text` when it is spoken (a long list, summarised); "" = text.
+    spoken: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "text": self.text,
+            "outcome": str(self.outcome),
+            "error_class": self.error_class or None,
+            "data": dict(self.data),
+        }
+        if self.spoken:
+            out["spoken"] = self.spoken
+        return out
+
+
+def human_list(items: Sequence[str], *, conjunction: str = "and") -> str:
+    items = [i for i in items if i]
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
