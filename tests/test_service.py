@@ -16,7 +16,13 @@ from pathlib import Path
 import pytest
 
 from mavend.cli.service import closed_to_others
-from mavend.system.unit import EXAMPLE_FILES, UnitPlan, render_example, render_unit
+from mavend.system.unit import (
+    EXAMPLE_FILES,
+    UnitPlan,
+    render_example,
+    render_unit,
+    tmp_paths,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 MAVEND = Path(sys.executable).parent / "mavend"
@@ -216,7 +222,16 @@ def test_a_default_install_under_home_is_the_shipped_unit_but_for_exec_start(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     shipped = (SYSTEMD_DIR / "mavend.service").read_text()
-    assert done.stdout == shipped.replace("%h/.local/bin/mavend run", f"{MAVEND} run")
+    expected = shipped.replace("%h/.local/bin/mavend run", f"{MAVEND} run")
+    # A checkout under /tmp (CI may clone it there) is bound into the service's private
+    # /tmp: two lines more, right after PrivateTmp=yes, and nothing else differs.
+    lines = done.stdout.splitlines(keepends=True)
+    binds = [i for i, line in enumerate(lines) if line.startswith("BindReadOnlyPaths=")]
+    assert bool(binds) == bool(tmp_paths((str(MAVEND), "run"))), done.stdout
+    if binds:
+        assert lines[binds[0] - 2] == "PrivateTmp=yes\n"
+        del lines[binds[0] - 1 : binds[0] + 1]
+    assert "".join(lines) == expected
     assert str(home / ".config" / "systemd" / "user" / "mavend.service") in done.stderr
     assert not (home / ".config" / "systemd").exists()  # --print writes nothing
 
