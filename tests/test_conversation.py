@@ -21,8 +21,8 @@ from mavend.conversation.ellipsis import (
     topic_of,
 )
 from mavend.handlers import Outcome, Reply
+from mavend.language.timeparse import find_time
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
-from mavend.router.timeparse import find_time
 
 TZ = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 3, 10, 14, 0, tzinfo=TZ)  # a Tuesday

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from mavend.language.timeparse import TimeResolution
 from mavend.router.eval_time import (
     evaluate_time,
     is_correct,
@@ -18,7 +19,6 @@ from mavend.router.eval_time import (
     main_time,
     register,
 )
-from mavend.router.timeparse import TimeResolution
 
 # 2024-05-06 is a Monday.
 ROWS: list[dict[str, Any]] = [

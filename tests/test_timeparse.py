@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mavend.router.timeparse import TimeResolution, find_time, local_zone, resolve_time
+from mavend.language.timeparse import TimeResolution, find_time, local_zone, resolve_time
 
 BERLIN = ZoneInfo("Europe/Berlin")
 # A Wednesday afternoon in Berlin (CET, +01:00).

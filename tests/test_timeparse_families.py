@@ -2,7 +2,7 @@
 
 Every phrase here was written for these tests, and every expected instant
 worked out by hand from the rule of English it exercises (see the package
-docstring of mavend.router.timeparse for the conventions: the nearest future
+docstring of mavend.language.timeparse for the conventions: the nearest future
 occurrence of a bare clock time, waking hours on a later day, "next friday" is
 next week's...). The spans, parts of months and counts from tomorrow are in
 test_timeparse_spans.py.
@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mavend.router.timeparse import find_time
+from mavend.language.timeparse import find_time
 from tests.timeparse_kit import MONTH_END, SAT_NIGHT, WED, YEAR_END, check, lon, ny
 
 # --- clock times said as number pairs, "N to/past H", British "half seven" --------------

@@ -4,7 +4,7 @@ with a weekday, dates with slashes, dots or dashes and the month as a word, frac
 glyphs, and "N <weekdays> later".
 
 Every phrase was written for these tests, typed or said the way people do, and every
-expected instant worked out by hand (conventions: mavend.router.timeparse's docstring). A
+expected instant worked out by hand (conventions: mavend.language.timeparse's docstring). A
 date without a time of day fires at 09:00.
 """
 
@@ -157,14 +157,14 @@ def test_the_families(now: datetime, text: str, expected: datetime) -> None:
     ],
 )
 def test_a_count_after_in_is_not_read_as_a_year(text: str) -> None:
-    from mavend.router.timeparse import find_time
+    from mavend.language.timeparse import find_time
 
     got = find_time(text, WED)
     assert got is None or got.when.year == 2025, (text, got)
 
 
 def test_the_day_and_the_hour_apart_name_both_spans() -> None:
-    from mavend.router.timeparse import find_time
+    from mavend.language.timeparse import find_time
 
     found = find_time("remind me on friday to call bob at 3", WED)
     assert found is not None and (found.phrase, found.also) == ("on friday", "at 3")

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from mavend.router.timeparse import find_time
+from mavend.language.timeparse import find_time
 
 DATA = Path(__file__).parent / "data" / "time_own" / "heldout_families.jsonl"
 

@@ -3,7 +3,7 @@ parts of months, weeks and years, and fractions of hours and minutes.
 
 Every phrase here was written for these tests, and every expected instant
 worked out by hand from the rule of English it exercises (the conventions for
-parts of a month or a week are in mavend/router/timeparse/parts.py). Clock
+parts of a month or a week are in mavend/language/timeparse/parts.py). Clock
 times, weekdays and years are in test_timeparse_families.py.
 """
 
@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mavend.router.timeparse import find_time
+from mavend.language.timeparse import find_time
 from tests.timeparse_kit import FALL_BACK, MONTH_END, SAT_NIGHT, WED, YEAR_END, check, lon, ny
 
 # --- days counted from tomorrow or yesterday -------------------------------------------

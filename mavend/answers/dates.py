@@ -3,7 +3,7 @@ was 1 january 2000", "how long ago was 4 july 1976", "what's the date in 3 weeks
 
 Holidays are computed (fixed dates; Easter by `dateutil.easter`; US Thanksgiving by
 `dateutil.rrule`), never listed year by year. A spelled date goes to the time resolver
-reminders use (`mavend.router.timeparse`), which reads "the fourth of july nineteen
+reminders use (`mavend.language.timeparse`), which reads "the fourth of july nineteen
 seventy six" and "31/12/1999". A holiday that is today is today; one that has passed
 this year means next year's, unless the question looks back ("since", "ago").
 """
@@ -21,7 +21,7 @@ from dateutil.relativedelta import TH, relativedelta
 from dateutil.rrule import YEARLY, rrule
 
 from mavend.answers.common import Answer, plural
-from mavend.router.timeparse import resolve_time
+from mavend.language.timeparse import resolve_time
 
 SKILL = "dates"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mavend.router.numbers import TEENS, TENS, UNITS
+from mavend.language.numbers import TEENS, TENS, UNITS
 
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "´": "'", "`": "'", "”": '"', "“": '"'})
 # Characters a calculation or a unit needs keep their meaning; other punctuation is a gap.

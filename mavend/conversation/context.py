@@ -31,8 +31,8 @@ from mavend.conversation.ellipsis import (
     topic_of,
     when_of,
 )
+from mavend.language.timeparse import find_time
 from mavend.router.decision import Clarify, Decision, Intent, Source, Stage
-from mavend.router.timeparse import find_time
 from mavend.state.records import SessionState
 from mavend.state.store import Store
 

@@ -28,13 +28,13 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from mavend.language.timeparse import TimeResolution
 from mavend.router.decision import Decision, Intent, Source, Stage
 from mavend.router.gate import is_fragment
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
-from mavend.router.timeparse import TimeResolution
 
-# Finds the time words in a text: mavend.router.timeparse.find_time with `now` bound
+# Finds the time words in a text: mavend.language.timeparse.find_time with `now` bound
 # (its result's `phrase` is the words as said, its `kind` "time", "date", ...).
 TimeFinder = Callable[[str], TimeResolution | None]
 

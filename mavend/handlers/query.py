@@ -33,9 +33,9 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.fact import FactQueries
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
+from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
 from mavend.router.personal import boundary_allows_general
-from mavend.router.timeparse import find_time
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
 _TODAY = re.compile(r"\b(?:today|tonight)\b")

@@ -44,12 +44,12 @@ from mavend.handlers.reminder_find import (
     which_one,
 )
 from mavend.handlers.timers import TimerCommands, asked_seconds
+from mavend.language.timeparse import resolve_time
+from mavend.language.timeparse.clocks import ALARM_RE
 from mavend.recurrence import SpokenSeries, parse_series
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import reminder_task
-from mavend.router.timeparse import resolve_time
-from mavend.router.timeparse.clocks import ALARM_RE
 from mavend.scheduler import Reminder, spoken_time
 from mavend.scheduler.edits import check_text
 

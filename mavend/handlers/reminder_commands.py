@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from mavend.language.timeparse import resolve_time
 from mavend.router.grammar import normalize
-from mavend.router.timeparse import resolve_time
 
 _NOUN = r"(?:reminders?|timers?|alarms?|ones?)"
 _PRONOUN = r"(?:it|(?:that|this)(?: one| reminder| timer| alarm)?)"

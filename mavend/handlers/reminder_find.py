@@ -15,8 +15,8 @@ from datetime import datetime
 from rapidfuzz import fuzz
 
 from mavend.handlers.common import HandlerContext
+from mavend.language.timeparse import find_time, resolve_time
 from mavend.router.grammar import normalize
-from mavend.router.timeparse import find_time, resolve_time
 from mavend.scheduler import Reminder, spoken_time
 
 FOCUS_KEY = "reminder_focus"

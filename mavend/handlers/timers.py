@@ -16,7 +16,7 @@ from mavend.errors import MavendError
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_duration
 from mavend.handlers.reminder_commands import ReminderCommand
 from mavend.handlers.reminder_find import described, label, of_kind, which_one
-from mavend.router.timeparse import find_time
+from mavend.language.timeparse import find_time
 from mavend.scheduler import Reminder
 from mavend.scheduler.edits import check_text
 

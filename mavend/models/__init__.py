@@ -24,7 +24,14 @@ profile ``qwen3-1.7b`` swaps in the official Qwen3-1.7B GGUF from Hugging Face (
 internet and, until its sha256 is pinned, ``--trust-unpinned``; see `registry`).
 """
 
-from mavend.models.provision import ModelStatus, PullReport, require, status, verify
+from mavend.models.provision import (
+    ModelStatus,
+    PullReport,
+    model_path,
+    require,
+    status,
+    verify,
+)
 from mavend.models.pull import pull
 from mavend.models.registry import (
     PROFILES,
@@ -50,6 +57,7 @@ __all__ = [
     "PullReport",
     "PyPISource",
     "get_profile",
+    "model_path",
     "pull",
     "require",
     "status",

@@ -261,3 +261,13 @@ def profile_files(prof: Profile) -> Iterator[tuple[int, ModelSpec, FileSpec]]:
 def file_labels(prof: Profile) -> list[str]:
     """Every file's progress label, to align the bars on."""
     return [file_label(model_tag(i, prof, spec), spec, f) for i, spec, f in profile_files(prof)]
+
+
+def model_path(name_or_path: str, models_dir: Path) -> Path:
+    """A config value is a model name from the registry, or a path to a file."""
+    candidate = Path(name_or_path).expanduser()
+    if candidate.suffix in (".gguf", ".onnx") or candidate.is_absolute():
+        if not candidate.exists():
+            raise ModelMissingError(f"model file not found: {candidate}")
+        return candidate
+    return require(name_or_path, models_dir)

@@ -22,9 +22,9 @@ from datetime import date, datetime, time, timedelta
 from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
+from mavend.language.timeparse import find_time, resolve_time
+from mavend.language.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
-from mavend.router.timeparse import find_time, resolve_time
-from mavend.router.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
 
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
 _DAYS = rf"{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+)(?:and\s+)?{_DAY})*"

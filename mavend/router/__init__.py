@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from mavend.config import Settings
+from mavend.models import model_path
 from mavend.router.cascade import Router, RouteTrace
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.grammar import CommandGrammar
@@ -40,20 +41,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-def model_path(name_or_path: str, models_dir: Path) -> Path:
-    """A config value is a model name from the registry, or a path to a file."""
-    from mavend.models import require
-
-    candidate = Path(name_or_path).expanduser()
-    if candidate.suffix in (".gguf", ".onnx") or candidate.is_absolute():
-        if not candidate.exists():
-            from mavend.errors import ModelMissingError
-
-            raise ModelMissingError(f"model file not found: {candidate}")
-        return candidate
-    return require(name_or_path, models_dir)
 
 
 def build_router(

@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mavend.router.timeparse import TimeResolution, find_time, local_zone, resolve_time
+from mavend.language.timeparse import TimeResolution, find_time, local_zone, resolve_time
 
 _ISO_DURATION = re.compile(
     r"^P(?:(?P<y>[\d.]+)Y)?(?:(?P<mo>[\d.]+)M)?(?:(?P<w>[\d.]+)W)?(?:(?P<we>[\d.]+)WE)?"

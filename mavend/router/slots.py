@@ -22,12 +22,12 @@ from datetime import datetime
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.language.numbers import TEENS, TENS, UNITS
+from mavend.language.timeparse import TimeResolution, find_time, resolve_time
+from mavend.language.timeparse.clocks import ALARM_RE
 from mavend.router.act_words import ActVocabulary
 from mavend.router.decision import Intent, Slots
 from mavend.router.grammar import normalize
-from mavend.router.numbers import TEENS, TENS, UNITS
-from mavend.router.timeparse import TimeResolution, find_time, resolve_time
-from mavend.router.timeparse.clocks import ALARM_RE
 
 SYSTEM_COMMANDS: dict[str, str] = {
     "stop": "stop talking or stop what is running",

@@ -41,7 +41,7 @@ def llm_loader(
             return RemoteLlm(endpoint, settings.llm, settings.router, settings.acts, key=key)
 
         return remote
-    from mavend.router import model_path
+    from mavend.models import model_path
 
     path = model_path(settings.router.llm_model, settings.models.models_path())
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from mavend.router.timeparse.atoms import (
+from mavend.language.timeparse.atoms import (
     MON,
     Atom,
     DateSpec,
@@ -28,7 +28,7 @@ from mavend.router.timeparse.atoms import (
     nth_number,
     year_number,
 )
-from mavend.router.timeparse.lexing import MONTHS, Lexed
+from mavend.language.timeparse.lexing import MONTHS, Lexed
 
 _YEAR = r"\d{4}|(?:19|20)\s\d{2}"
 # "early", "mid-", "late in", "the end of", "the middle of"

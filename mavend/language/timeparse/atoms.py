@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
 
-from mavend.router.timeparse.lexing import MONTHS, Lexed, year_of_two_digits
+from mavend.language.timeparse.lexing import MONTHS, Lexed, year_of_two_digits
 
 
 @dataclass(frozen=True)

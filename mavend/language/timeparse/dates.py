@@ -12,7 +12,7 @@ import calendar
 import re
 from datetime import date
 
-from mavend.router.timeparse.atoms import (
+from mavend.language.timeparse.atoms import (
     DAYNUM,
     EDGE,
     MON,
@@ -30,7 +30,7 @@ from mavend.router.timeparse.atoms import (
     offset_with,
     year_number,
 )
-from mavend.router.timeparse.lexing import MONTHS, WEEKDAYS, Lexed
+from mavend.language.timeparse.lexing import MONTHS, WEEKDAYS, Lexed
 
 _RELDAY_RE = re.compile(
     r"(?P<eod>(?:the\s)?end\sof\s(?:the\s)?)?"

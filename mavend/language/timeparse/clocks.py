@@ -10,7 +10,7 @@ import re
 from datetime import timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mavend.router.timeparse.atoms import (
+from mavend.language.timeparse.atoms import (
     EDGE,
     PRE,
     STRONG_PRE,
@@ -24,7 +24,7 @@ from mavend.router.timeparse.atoms import (
     after_currency,
     make_atom,
 )
-from mavend.router.timeparse.lexing import Lexed
+from mavend.language.timeparse.lexing import Lexed
 
 _TZ_NAMES: dict[str, str | float] = {
     "gmt": 0, "utc": 0, "z": 0, "bst": 1, "cet": 1, "cest": 2, "eet": 2, "eest": 3,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 from datetime import date, timedelta
 
-from mavend.router.timeparse.atoms import DateSpec
+from mavend.language.timeparse.atoms import DateSpec
 
 
 def add_months(d: date, months: float) -> date:

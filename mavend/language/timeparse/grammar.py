@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
-from mavend.router.timeparse import clocks, dates, parts, spans, weekdays
-from mavend.router.timeparse.atoms import Atom, Handler
-from mavend.router.timeparse.lexing import Lexed
+from mavend.language.timeparse import clocks, dates, parts, spans, weekdays
+from mavend.language.timeparse.atoms import Atom, Handler
+from mavend.language.timeparse.lexing import Lexed
 
 _PATTERNS: list[tuple[re.Pattern[str], Handler]] = [
     *clocks.PATTERNS, *dates.PATTERNS, *weekdays.PATTERNS, *parts.PATTERNS, *spans.PATTERNS,

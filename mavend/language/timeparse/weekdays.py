@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from mavend.router.timeparse.atoms import (
+from mavend.language.timeparse.atoms import (
     EDGE,
     MON,
     WD,
@@ -28,7 +28,7 @@ from mavend.router.timeparse.atoms import (
     nth_number,
     year_number,
 )
-from mavend.router.timeparse.lexing import AMBIGUOUS_ABBREV, WEEKDAYS, Lexed
+from mavend.language.timeparse.lexing import AMBIGUOUS_ABBREV, WEEKDAYS, Lexed
 
 _WEEKDAY_RE = re.compile(
     r"(?P<eod>(?:the\s)?end\sof\s(?:the\s)?)?"

@@ -10,12 +10,12 @@ from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mavend.router.timeparse.atoms import Clock, DateSpec, Offset, Period, offset_with
-from mavend.router.timeparse.candidates import add_bdays, add_months, date_candidates, week_of
-from mavend.router.timeparse.clocks import ALARM_RE, PERIODS
-from mavend.router.timeparse.grammar import find_atoms
-from mavend.router.timeparse.groups import Group, group_atoms
-from mavend.router.timeparse.lexing import Lexed, lex
+from mavend.language.timeparse.atoms import Clock, DateSpec, Offset, Period, offset_with
+from mavend.language.timeparse.candidates import add_bdays, add_months, date_candidates, week_of
+from mavend.language.timeparse.clocks import ALARM_RE, PERIODS
+from mavend.language.timeparse.grammar import find_atoms
+from mavend.language.timeparse.groups import Group, group_atoms
+from mavend.language.timeparse.lexing import Lexed, lex
 
 DEFAULT_TIME = time(9, 0)  # a date said without a time of day fires at 09:00
 # Utterances are short; past this the input is cut so a pasted wall of text

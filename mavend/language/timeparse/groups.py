@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from mavend.router.timeparse.atoms import Atom, Clock, DateSpec, Offset, Period
-from mavend.router.timeparse.lexing import Lexed
+from mavend.language.timeparse.atoms import Atom, Clock, DateSpec, Offset, Period
+from mavend.language.timeparse.lexing import Lexed
 
 _CONNECTOR_RE = re.compile(
     r"^(?:[\s,\-@]|(?<![a-z])(?:at|on|around|about|approximately|by|of|the|for|in|and|say|"

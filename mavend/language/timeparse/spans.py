@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from mavend.router.timeparse.atoms import (
+from mavend.language.timeparse.atoms import (
     EDGE,
     Atom,
     Handler,
@@ -16,7 +16,7 @@ from mavend.router.timeparse.atoms import (
     make_atom,
     offset_with,
 )
-from mavend.router.timeparse.lexing import Lexed
+from mavend.language.timeparse.lexing import Lexed
 
 # Spans of time. _DUR_ONE has no named groups so it can repeat ("1 hour, 15 minutes").
 _FRACTION = r"(?:half|quarter|3\squarters?(?!\w)|1\s?/\s?2|1\s?/\s?4|3\s?/\s?4)"

@@ -89,9 +89,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, time, tzinfo
 
-from mavend.router.timeparse.grammar import find_atoms
-from mavend.router.timeparse.lexing import lex
-from mavend.router.timeparse.resolve import (
+from mavend.language.timeparse.grammar import find_atoms
+from mavend.language.timeparse.lexing import lex
+from mavend.language.timeparse.resolve import (
     DEFAULT_TIME,
     TimeResolution,
     machine_zone,
