@@ -162,8 +162,8 @@ class HomeActs:
         for message in messages:
             sent.add("mqtt", message.topic, message.payload)
         watches = {
-            d.mqtt: z2m.check(d, ops[d.name], level[d.mqtt], value, known.get(d.mqtt))
-            for d in devices
+            d.mqtt: z2m.check(d, ops[d.name], level[d.mqtt], value, message)
+            for d, message in zip(devices, messages, strict=True)
         }
         kept = frozenset(d.mqtt for d in devices if z2m.keeps_last_state(d, ops[d.name]))
         result = mqtt.publish(self.settings.mqtt, messages, watches, kept)

@@ -284,11 +284,11 @@ _AS_HA: dict[str, Callable[[DeviceSpec, Mapping[str, Any]], dict[str, Any] | Non
 
 
 def check(
-    device: DeviceSpec, op: str, level: int | None, value: str, known: Mapping[str, Any] | None
+    device: DeviceSpec, op: str, level: int | None, value: str, command: mqtt.Message
 ) -> Callable[..., bool]:
-    """Whether a state message shows the command done (the watch of mqtt.publish)."""
-    target = message(device, op, level, value, known) if op not in READS else None
-    sent = _payload(target.payload) if target else {}
+    """Whether a state message shows `command` (this module's `message`) done: the watch
+    of mqtt.publish."""
+    sent = _payload(command.payload) if op not in READS else {}
 
     def reached(state: Mapping[str, Any]) -> bool:
         if device.type not in _AS_HA:
