@@ -18,6 +18,9 @@ def register(commands: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from mavend.daemon.malloc import cap_arenas
+
+    cap_arenas()  # before the daemon's modules load and start their threads
     from mavend.daemon.lifecycle import run_daemon
 
     settings = settings_from(args)
