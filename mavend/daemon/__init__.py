@@ -7,6 +7,7 @@
     reload      SIGHUP: what changed, so which parts start again
     lock        one daemon per database (the lock file the CLI asks `daemon_pid`)
     sdnotify    readiness, status and the watchdog for systemd
+    malloc      glibc's heap arenas capped at two, before the daemon's threads start
 
 Nothing below this package imports it; the command line (`mavend run`) does.
 """
