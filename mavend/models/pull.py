@@ -18,6 +18,7 @@ from typing import Literal
 
 from mavend.errors import ModelError, ModelVerifyError
 from mavend.models import store
+from mavend.models.derive import derive
 from mavend.models.fetch import Fetcher, Watch
 from mavend.models.progress import Bar, Progress, fmt_bytes, fmt_seconds, for_stream
 from mavend.models.provision import (
@@ -119,6 +120,8 @@ def _pull_locked(
             fetched[f"{item.spec.name}/{item.fspec.name}"] = _fetch_file(
                 root, item, fetcher, progress
             )
+        for spec in prof.models:  # conversions need the sources verified and in place
+            fetched.update(derive(root, spec, progress))
     finally:
         shutil.rmtree(work, ignore_errors=True)
         store.remove_empty_dirs(root / store.STAGING_DIR)

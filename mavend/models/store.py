@@ -15,6 +15,7 @@ Invariants that make an interrupted pull safe:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import fcntl
 import hashlib
@@ -141,6 +142,7 @@ class StampEntry:
     mtime_ns: int
     sha256: str
     pinned: bool  # False: recorded on trust (--trust-unpinned), no pin existed
+    recipe: str = ""  # a derived file: what made it (mavend.models.derive)
 
 
 def read_stamp(directory: Path) -> dict[str, StampEntry]:
@@ -167,6 +169,10 @@ def write_stamp(directory: Path, entries: dict[str, StampEntry]) -> None:
 def stamp_entry(path: Path, sha256: str, pinned: bool) -> StampEntry:
     st = path.stat()
     return StampEntry(size=st.st_size, mtime_ns=st.st_mtime_ns, sha256=sha256, pinned=pinned)
+
+
+def with_recipe(entry: StampEntry, recipe: str) -> StampEntry:
+    return dataclasses.replace(entry, recipe=recipe)
 
 
 def update_stamp(directory: Path, name: str, entry: StampEntry | None) -> None:

@@ -164,6 +164,99 @@ def _open_session(model_path: Path, threads: int) -> onnxruntime.InferenceSessio
         ) from exc
 
 
+E5_MODEL_NAME = "multilingual-e5-small"
+E5_GRAPH = "e5-small-int8.onnx"  # written by `mavend models pull` (mavend/models/e5/)
+E5_TOKENIZER = "tokenizer.json"
+E5_MAX_TOKENS = 512
+
+
+class E5Embedder:
+    """multilingual-e5-small (the graph `mavend models pull` converts), 384-d.
+
+    The text is prefixed "query: " as e5 expects; one run per text, like `UseEmbedder`
+    and for the same reason (the int8 graph's activation scale is per batch).
+    Thread-safe as `UseEmbedder` is.
+    """
+
+    dim = 384
+    prefix = "query: "
+
+    def __init__(self, model_dir: Path, threads: int = 1, sha256: str | None = None) -> None:
+        model_dir = Path(model_dir)
+        graph, tokenizer = model_dir / E5_GRAPH, model_dir / E5_TOKENIZER
+        for path in (graph, tokenizer):
+            if not path.is_file():
+                raise ModelMissingError(
+                    f"the sentence-embedding model {E5_MODEL_NAME!r} is missing {path}; "
+                    "run `mavend models pull` to fetch and convert it"
+                )
+        from tokenizers import Tokenizer
+
+        self.model_path = graph
+        self.threads = threads
+        stat = graph.stat()
+        self.fingerprint = (
+            f"{E5_MODEL_NAME}:sha256:{sha256}"
+            if sha256
+            else f"{E5_MODEL_NAME}:stat:{stat.st_size}:{stat.st_mtime_ns}"
+        )
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.enable_truncation(E5_MAX_TOKENS)
+        self._tokenizer.no_padding()
+        self._session = _open_session(graph, threads)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not one string")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalize_rows(np.concatenate([self._run(t) for t in texts], axis=0))
+
+    def warm_up(self) -> None:
+        self._run("warm up")
+
+    def _run(self, text: str) -> np.ndarray:
+        ids = self._tokenizer.encode(self.prefix + prepare_text(text)).ids
+        feed = {
+            "input_ids": np.array([ids], dtype=np.int64),
+            "attention_mask": np.ones((1, len(ids)), dtype=np.int64),
+        }
+        out = self._session.run(None, feed)[0]
+        if out.shape != (1, self.dim):
+            raise ModelError(
+                f"{self.model_path} returned shape {out.shape}, expected (1, {self.dim}); "
+                "run `mavend models pull` to convert it again"
+            )
+        return np.asarray(out, dtype=np.float32)
+
+
+class JoinedEmbedder:
+    """Two embedders side by side: [a, weight x b], L2-normalized.
+
+    Each part is unit length, so `weight` is how much b's cosine counts against a's:
+    the joined cosine is (cos_a + weight^2 cos_b) / (1 + weight^2).
+    """
+
+    def __init__(self, first: Embedder, second: Embedder, weight: float) -> None:
+        if weight <= 0:
+            raise ValueError("the second embedder's weight must be positive")
+        self.parts = (first, second)
+        self.weight = float(weight)
+        self.dim = first.dim + second.dim
+        self.fingerprint = (
+            f"joined:{getattr(first, 'fingerprint', '?')}+{self.weight:g}x"
+            f"{getattr(second, 'fingerprint', '?')}"
+        )
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        first, second = (part.embed(texts) for part in self.parts)
+        return _normalize_rows(np.concatenate([first, self.weight * second], axis=1))
+
+    def warm_up(self) -> None:
+        for part in self.parts:
+            getattr(part, "warm_up", lambda: None)()
+
+
 class HashingEmbedder:
     """A deterministic, dependency-free embedder: a TEST SEAM, not a model.
 
