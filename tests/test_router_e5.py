@@ -4,7 +4,9 @@ same weights (bench/e5_numpy.py), and the embedders the classifier builds from i
 from __future__ import annotations
 
 import sys
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
@@ -81,3 +83,44 @@ def test_the_joined_cosine_weighs_the_second_part_by_the_square_of_its_weight() 
     assert j[0] @ j[1] == pytest.approx(expected, abs=1e-6)
     with pytest.raises(ValueError):
         JoinedEmbedder(first, second, weight=0.0)
+
+
+# ------------------------------------------------------------------ the router with e5 on
+
+NOW = datetime(2026, 12, 3, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+def test_the_router_joins_e5_when_configured_and_routes_with_it() -> None:
+    from mavend.config import parse_settings
+    from mavend.router import build_router
+    from mavend.router.classifier import USE_E5_CALIBRATION
+    from mavend.router.decision import Intent
+
+    settings = parse_settings(
+        '[router]\nllm_enabled = false\nclassifier_e5_model = "multilingual-e5-small"\n'
+    )
+    require_model("use-multilingual-int8")
+    require_model("multilingual-e5-small")
+    router = build_router(settings, clock=lambda: NOW)
+    classifier = router.classifier.get()
+    assert isinstance(classifier.embedder, JoinedEmbedder)
+    assert classifier.embedder.dim == 512 + 384
+    assert classifier.temperature == USE_E5_CALIBRATION.temperature
+    assert classifier.general_margin == USE_E5_CALIBRATION.general_margin
+    # Written for this test: casual, none of them a grammar command.
+    for text, intent in [
+        ("ugh it's way too dark in here can you do something about the lamp", Intent.ACT),
+        ("jot down that the spare key is under the blue pot", Intent.NOTE),
+        ("i ran five k this morning", Intent.FACT),
+        ("so what's new with you", Intent.CHAT),
+    ]:
+        assert router.route(text).intent is intent, text
+
+
+def test_an_e5_model_that_was_not_pulled_is_named_at_start(tmp_path: Path) -> None:
+    from mavend.config import parse_settings
+    from mavend.router import build_router
+
+    settings = parse_settings(f'[router]\nclassifier_e5_model = "{tmp_path / "nope"}"\n')
+    with pytest.raises(ModelMissingError, match="nope"):
+        build_router(settings, clock=lambda: NOW, use_llm=False)

@@ -30,6 +30,9 @@ class RouterSettings:
     llm_timeout_s: Positive = 3.0
     llm_max_tokens: int = Field(default=96, ge=16, le=1024)
     classifier_model: str = "use-multilingual-int8"
+    # A second sentence embedding joined to the first (issue 24): a model name or a folder
+    # that `mavend models pull` made, or "" for the first alone.
+    classifier_e5_model: str = ""
     # Who decides the route: "auto" (the policy measured best for llm_model), "classifier",
     # "llm-first" (the LLM, the classifier when it fails), "vote", "tie-break".
     policy: Literal["auto", "classifier", "llm-first", "vote", "tie-break"] = "auto"

@@ -65,7 +65,12 @@ def build_router(
     classifier = None
     if use_classifier:
         embedder_path = model_path(router_cfg.classifier_model, models_dir)
-        classifier = Lazy(lambda: _load_classifier(settings, embedder_path))
+        e5_dir = (
+            model_path(router_cfg.classifier_e5_model, models_dir)
+            if router_cfg.classifier_e5_model
+            else None
+        )
+        classifier = Lazy(lambda: _load_classifier(settings, embedder_path, e5_dir))
     want_llm = router_cfg.llm_enabled if use_llm is None else use_llm
     llm = None
     if want_llm:
@@ -156,10 +161,17 @@ class Lazy:
         return getattr(self.get(), name)
 
 
-def _load_classifier(settings: Settings, path: Path):
+def _load_classifier(settings: Settings, path: Path, e5_dir: Path | None = None):
     from threadpoolctl import threadpool_limits
 
-    from mavend.router.classifier import USER_EXAMPLES_FILENAME, CentroidClassifier, UseEmbedder
+    from mavend.router.classifier import (
+        USE_CALIBRATION,
+        USE_E5_CALIBRATION,
+        USER_EXAMPLES_FILENAME,
+        CentroidClassifier,
+        UseEmbedder,
+    )
+    from mavend.router.embedder import E5_WEIGHT, E5Embedder, JoinedEmbedder
 
     # One BLAS thread for the process. The classifier's one big product (the
     # utterance against ~7,600 examples) took 4.3 ms when OpenBLAS woke a second
@@ -170,10 +182,20 @@ def _load_classifier(settings: Settings, path: Path):
     from mavend import paths
 
     embedder = UseEmbedder(path)
+    calibration = USE_CALIBRATION
+    if e5_dir is not None:
+        embedder = JoinedEmbedder(embedder, E5Embedder(e5_dir), E5_WEIGHT)
+        calibration = USE_E5_CALIBRATION
     # Corrections are appended to the user's file and survive restarts. The bank's
     # embeddings (~9,000 rows, ~10 s to compute) are derived data: cached in the cache dir.
     user_file = settings.storage.data_path() / USER_EXAMPLES_FILENAME
-    return CentroidClassifier.load(embedder, user_file=user_file, cache_dir=paths.cache_dir())
+    return CentroidClassifier.load(
+        embedder,
+        user_file=user_file,
+        cache_dir=paths.cache_dir(),
+        temperature=calibration.temperature,
+        general_margin=calibration.general_margin,
+    )
 
 
 def _policy_model(settings: Settings) -> str:

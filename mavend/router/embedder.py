@@ -168,6 +168,9 @@ E5_MODEL_NAME = "multilingual-e5-small"
 E5_GRAPH = "e5-small-int8.onnx"  # written by `mavend models pull` (mavend/models/e5/)
 E5_TOKENIZER = "tokenizer.json"
 E5_MAX_TOKENS = 512
+# e5's weight when joined to USE (`JoinedEmbedder`): of 1.0, 1.5, 2.0, 2.5 and 3.0, the one
+# best on both the dev file and our own held-out set (top label; BENCHMARKS.md).
+E5_WEIGHT = 2.0
 
 
 class E5Embedder:
