@@ -43,6 +43,7 @@ from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.negation import reminder_rewrite
 from mavend.state.store import Store
+from mavend.undo import UndoHandler, UndoJournal, parse_undo
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,8 @@ class Assistant:
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
         self.conversation = Conversation(settings, store, clock=self.ctx.now)
+        # What each turn changed, per session: "what did you just do?", "undo that".
+        self.undo = UndoHandler(self.ctx, UndoJournal(store, tz))
         self._lock = threading.Lock()
         self._previous: LastTurn | None = None  # this turn's session's previous turn
 
@@ -165,6 +168,7 @@ class Assistant:
                 reply = Reply("Sorry, something went wrong.", Outcome.FAILED, "internal")
             duration = (time.monotonic() - started) * 1000.0
             self._log(text, decision, reply, duration)
+            self._keep_changes(session, text, reply)
         return Turn(text, decision, reply, duration)
 
     # the pipeline --------------------------------------------------------
@@ -189,6 +193,10 @@ class Assistant:
         if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
             self.conversation.remember(session, withdrawn, said)
             return withdrawn, self.handler.handle(withdrawn, context)
+        undo = parse_undo(said)
+        if undo is not None:  # "what did you just do?", "undo that": this session's turns
+            decision = self._stage0(utterance, Intent.SYSTEM, said, "undo-command")
+            return decision, self.undo.command(undo, session)
         rewritten = reminder_rewrite(said)
         if rewritten is not None:  # "don't forget to call mum at five" is a reminder
             utterance = said = rewritten
@@ -401,6 +409,13 @@ class Assistant:
             log.error("the turn could not be logged: %s", exc)
 
 
+    def _keep_changes(self, session: str, text: str, reply: Reply) -> None:
+        try:
+            self.undo.record(session, text, reply)
+        except StorageError as exc:
+            log.error("what the turn changed could not be recorded: %s", exc)
+
+
 def joined_replies(first: Reply, second: Reply) -> Reply:
     """Two requests said as one: both replies, in order; the outcome that needs the user
     most (a failure, then a question to confirm or answer) is the turn's."""
@@ -416,6 +431,7 @@ def joined_replies(first: Reply, second: Reply) -> Reply:
         first.error_class or second.error_class,
         {"parts": [first.to_json(), second.to_json()]},
         spoken=spoken,
+        changes=first.changes + second.changes,
     )
 
 

@@ -29,6 +29,22 @@ class Outcome(enum.StrEnum):
 
 
 @dataclass(frozen=True)
+class Change:
+    """Something a turn changed, and what taking it back needs (mavend/undo/ does that).
+
+    `kind` says what was done ("reminder.set", "note.add", "list.add", ...) and so what
+    undoes it; `ref` holds the ids and values the inverse needs; `summary` is what
+    "what did you just do?" says ("set a reminder to call mum at 17:00"). A change that
+    cannot be taken back (a command that ran) is still recorded, `undoable` False.
+    """
+
+    kind: str
+    summary: str
+    ref: Mapping[str, Any] = field(default_factory=dict)
+    undoable: bool = True
+
+
+@dataclass(frozen=True)
 class Reply:
     """A short text to print, show or speak, and what happened."""
 
@@ -38,6 +54,8 @@ class Reply:
     data: Mapping[str, Any] = field(default_factory=dict)
     # What to say instead of `text` when it is spoken (a long list, summarised); "" = text.
     spoken: str = ""
+    # What this turn changed, each with its inverse (the undo journal keeps them).
+    changes: tuple[Change, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out = {

@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scheduler",),
     ("handlers",),
     ("lists", "conversation"),
+    ("undo",),
     ("assistant",),
     ("api", "wyoming"),
     ("daemon", "system"),

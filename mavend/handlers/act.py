@@ -35,6 +35,7 @@ from mavend.handlers.common import (
 from mavend.handlers.confirm import Confirmations
 from mavend.home import classes
 from mavend.home.run import HomeActs
+from mavend.replies import Change
 from mavend.router.act_words import thing_named
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
@@ -369,11 +370,14 @@ class ActHandler:
             "exit_code": result.exit_code,
             "argv": list(argv),
         }
+        # A command that ran is on the record but can never be taken back ("undo that").
+        ran = (Change("act.run", f"ran {describe(act)}", {"act": act.name}, undoable=False),)
         if act.detach and result.ok:  # started; its output goes to the journal
-            return Reply(f"Done: {describe(act)}.", data={**data, "detached": True})
+            return Reply(f"Done: {describe(act)}.", data={**data, "detached": True}, changes=ran)
         if result.ok:
             said = first_line(result.stdout)
-            return Reply(f"Done: {said}" if said else f"Done: {describe(act)}.", data=data)
+            text = f"Done: {said}" if said else f"Done: {describe(act)}."
+            return Reply(text, data=data, changes=ran)
         log.warning("act %s failed (%s): %s", act.name, result.error_class, result.stderr[-500:])
         return Reply(failure_text(act, result), Outcome.FAILED, result.error_class, data)
 
@@ -393,7 +397,19 @@ class ActHandler:
                 stderr=done.detail,
                 duration_ms=(time.monotonic() - started) * 1000.0,
             )
-        return Reply(reply.text, reply.outcome, reply.error_class, {"act": act.name, **reply.data})
+        # Sent to a device: recorded; switching it back waits for the device's old state.
+        sent = (
+            (Change("device.set", f"sent {describe(act)}", {"act": act.name}, undoable=False),)
+            if done.sent and reply.outcome is Outcome.DONE
+            else ()
+        )
+        return Reply(
+            reply.text,
+            reply.outcome,
+            reply.error_class,
+            {"act": act.name, **reply.data},
+            changes=sent,
+        )
 
 
 def failure_text(act: ActSpec, result: ActResult) -> str:

@@ -21,6 +21,7 @@ from mavend.handlers.common import (
     content_stems,
     stem,
 )
+from mavend.replies import Change
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
@@ -77,9 +78,11 @@ class FactHandler:
             embedding=vector,
             embedder=embedder,
         )
+        ref = {"id": fact.id, "key": fact.key, "value": fact.value, "utterance": utterance}
         return Reply(
             f"Noted: {fact_phrase(fact.key, fact.value)}.",
             data={"fact_id": fact.id, "key": fact.key, "value": fact.value},
+            changes=(Change("fact.add", f"logged {fact_phrase(fact.key, fact.value)}", ref),),
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mavend.handlers.common import HandlerContext, Reply
+from mavend.replies import Change
 from mavend.router.decision import Decision
 
 ECHO_CHARS = 80
@@ -19,4 +20,5 @@ class NoteHandler:
         vector, embedder = self.ctx.embed(text)
         note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
         echo = text if len(text) <= ECHO_CHARS else text[: ECHO_CHARS - 1] + "…"
-        return Reply(f"{prefix}: {echo}", data={"note_id": note.id})
+        change = Change("note.add", f"noted “{echo}”", {"id": note.id, "text": text})
+        return Reply(f"{prefix}: {echo}", data={"note_id": note.id}, changes=(change,))

@@ -47,6 +47,7 @@ from mavend.handlers.timers import TimerCommands, asked_seconds
 from mavend.language.timeparse import resolve_time
 from mavend.language.timeparse.clocks import ALARM_RE
 from mavend.recurrence import SpokenSeries, parse_series
+from mavend.replies import Change
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 from mavend.router.slots import reminder_task
@@ -119,20 +120,27 @@ class ReminderHandler:
         reminder = self.ctx.reminders.add(text, when, now=now, kind=kind, origin=origin)
         self._changed(context, reminder)
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind}
+        changes = (set_change(reminder, now),)
         if kind == "timer":
             left = human_duration(asked_seconds(decision.utterance, reminder.fire_at, now))
-            return Reply(f"Timer set for {left}, until {reminder.fire_at:%H:%M:%S}.", data=data)
+            return Reply(
+                f"Timer set for {left}, until {reminder.fire_at:%H:%M:%S}.",
+                data=data,
+                changes=changes,
+            )
         if kind == "alarm":
             about = "" if text == "alarm" else f" ({text})"
             return Reply(
                 f"Alarm set{about} for {stated_time(reminder.fire_at, now, dated=True)}.",
                 data=data,
+                changes=changes,
             )
         about = _about(text)
         return Reply(
             f"OK, I'll remind you{' ' + about if about else ''} at "
             f"{stated_time(reminder.fire_at, now)}.",
             data=data,
+            changes=changes,
         )
 
     def _set_series(
@@ -155,12 +163,14 @@ class ReminderHandler:
         first = stated_time(reminder.fire_at, now, dated=True)
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind,
                 "rule": spoken.series.rule}
+        changes = (set_change(reminder, now),)
         if kind == "alarm":
-            return Reply(f"Alarm set {rule}; the first is at {first}.", data=data)
+            return Reply(f"Alarm set {rule}; the first is at {first}.", data=data, changes=changes)
         about = _about(text)
         return Reply(
             f"OK, I'll remind you{' ' + about if about else ''} {rule}; the first is at {first}.",
             data=data,
+            changes=changes,
         )
 
     def _changed(self, context: TurnContext | None, reminder: Reminder) -> None:
@@ -179,7 +189,8 @@ class ReminderHandler:
         if not cancelled:
             return Reply(f"Those {noun[1]} had already gone; nothing to cancel.")
         what = f"1 {noun[0]}" if len(cancelled) == 1 else f"{len(cancelled)} {noun[1]}"
-        return Reply(f"Cancelled {what}.", data={"cancelled": cancelled})
+        change = Change("reminder.cancel", f"cancelled {what}", {"ids": cancelled, "what": what})
+        return Reply(f"Cancelled {what}.", data={"cancelled": cancelled}, changes=(change,))
 
     def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
         session = _session(context)
@@ -284,12 +295,20 @@ class ReminderHandler:
         self.ctx.reminders.cancel(reminder.id)
         self.ctx.on_reminders_changed()
         data = {"cancelled": [reminder.id]}
+        changes = (
+            Change(
+                "reminder.cancel",
+                f"cancelled {label(reminder)}",
+                {"ids": [reminder.id], "what": label(reminder)},
+            ),
+        )
         if reminder.series is not None:
             return Reply(
                 f"Cancelled {label(reminder)}: the whole series ({reminder.series.describe()}).",
                 data=data,
+                changes=changes,
             )
-        return Reply(f"Cancelled {label(reminder)}.", data=data)
+        return Reply(f"Cancelled {label(reminder)}.", data=data, changes=changes)
 
     def _skip(self, reminder: Reminder, session: str) -> Reply:
         now = self.ctx.now()
@@ -414,3 +433,13 @@ def _day_words(day: date, now: datetime) -> str:
     noon = datetime.combine(day, time(12), tzinfo=now.tzinfo)
     return spoken_time(noon, now).removeprefix("12:00 ")
 
+
+def set_change(reminder: Reminder, now: datetime) -> Change:
+    """What setting `reminder` changed, for "what did you just do?" and "undo that"."""
+    noun = {"timer": "timer", "alarm": "alarm"}.get(reminder.kind, "reminder")
+    about = "" if reminder.kind == "timer" else f" ({reminder.text})"
+    what = f"{noun}{about} for {stated_time(reminder.fire_at, now)}"
+    return Change(
+        "reminder.set", f"set a{'n' if noun == 'alarm' else ''} {what}",
+        {"ids": [reminder.id], "what": f"the {what}"},
+    )  # fmt: skip

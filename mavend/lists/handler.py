@@ -19,6 +19,7 @@ from mavend.lists.items import clean_text, core_of, make_key
 from mavend.lists.match import find
 from mavend.lists.names import DEFAULT_LIST, canonical_name, spoken_name
 from mavend.lists.parse import ListCommand
+from mavend.replies import Change
 
 CLEAR_OP = "lists.clear"
 # A spoken read-back names this many items and the count; the text names them all.
@@ -84,8 +85,18 @@ class ListHandler:
         if result.already:
             where = "it" if sentences else f"your {spoken}"
             sentences.append(f"Already on {where}: {_texts(result.already)}.")
+        changes: tuple[Change, ...] = ()
+        if result.added or result.reopened:
+            put = _texts([*result.added, *result.reopened])
+            ref = {
+                "list": name,
+                "added": [i.id for i in result.added],
+                "reopened": [i.id for i in result.reopened],
+            }
+            changes = (Change("list.add", f"added {put} to your {spoken}", ref),)
         return Reply(
             " ".join(sentences),
+            changes=changes,
             data={
                 "list": name,
                 "ids": [i.id for i in result.touched],
@@ -128,6 +139,7 @@ class ListHandler:
             _change_sentence(cmd.action, spoken, done, missing, items),
             data={"list": name, "ids": [i.id for i in done], "missing": missing},
             error_class="" if done else "not_found",
+            changes=_list_changes(cmd.action, name, spoken, done),
         )
 
     def _apply(self, action: str, name: str, ids: list[int]) -> list[int]:
@@ -320,3 +332,17 @@ def _change_sentence(
     if not done:
         sentences.append("Nothing was changed.")
     return " ".join(sentences)
+
+
+def _list_changes(action: str, name: str, spoken: str, done: list[ListItem]) -> tuple[Change, ...]:
+    """What a remove, tick or untick changed, for "undo that"."""
+    if not done:
+        return ()
+    texts = _texts(done)
+    if action == "remove":
+        ref = {"list": name, "texts": [i.text for i in done]}
+        return (Change("list.remove", f"took {texts} off your {spoken}", ref),)
+    ref = {"list": name, "ids": [i.id for i in done]}
+    if action == "tick":
+        return (Change("list.tick", f"ticked {texts} off your {spoken}", ref),)
+    return (Change("list.untick", f"put {texts} back on your {spoken}", ref),)

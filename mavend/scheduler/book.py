@@ -102,6 +102,17 @@ class ReminderBook(ReminderEdits):
                 )
             return self._get(conn, reminder_id)
 
+    def restore(self, reminder_id: int, *, now: datetime) -> Reminder | None:
+        """A cancelled reminder pending again ("undo that" after a cancel), when its next
+        time is still ahead; None when it is not cancelled or its time has passed."""
+        with self.store.write("restoring the reminder") as conn:
+            cursor = conn.execute(
+                "UPDATE reminders SET status = 'pending'"
+                " WHERE id = ? AND status = 'cancelled' AND fire_ts > ?",
+                (reminder_id, now.timestamp()),
+            )
+            return self._get(conn, reminder_id) if cursor.rowcount else None
+
     def snooze(self, reminder_id: int, minutes: float, *, now: datetime) -> Reminder:
         """Fire again `minutes` from now (pending, fired, done or missed alike)."""
         if not 0 < minutes <= MAX_SNOOZE_MINUTES:

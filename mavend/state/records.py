@@ -71,6 +71,11 @@ class FactLog:
             )
         return Fact(int(cursor.lastrowid or 0), key, value, at, utterance)
 
+    def delete(self, fact_id: int) -> bool:
+        """Take one logged fact back ("undo that"); False when it was already gone."""
+        with self.store.write("taking a fact back") as conn:
+            return conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,)).rowcount > 0
+
     def keys(self) -> list[str]:
         with self.store.read() as conn:
             return [r[0] for r in conn.execute("SELECT DISTINCT key FROM facts ORDER BY key")]
@@ -143,6 +148,11 @@ class NoteBook:
                 (text, iso(at), at.timestamp(), vector_blob(embedding), embedder),
             )
         return Note(int(cursor.lastrowid or 0), text, at)
+
+    def delete(self, note_id: int) -> bool:
+        """Take one note back ("undo that"); False when it was already gone."""
+        with self.store.write("taking a note back") as conn:
+            return conn.execute("DELETE FROM notes WHERE id = ?", (note_id,)).rowcount > 0
 
     def recent(self, limit: int = 2000) -> list[tuple[Note, np.ndarray | None, str]]:
         with self.store.read() as conn:

@@ -217,6 +217,26 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX notes_embedder ON notes (embedder)",
         "CREATE INDEX facts_embedder ON facts (embedder)",
     ),
+    # 8: what each turn changed and how to take it back (mavend/undo/). One row per
+    # change; a turn's changes share `turn`, numbered per database. `undo_of` is the turn
+    # a row's turn took back (so "undo that" after an undo is a redo).
+    (
+        """CREATE TABLE changes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            turn INTEGER NOT NULL,
+            session TEXT NOT NULL,
+            at TEXT NOT NULL,
+            at_ts REAL NOT NULL,
+            said TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            ref TEXT NOT NULL DEFAULT '{}',   -- JSON: what the inverse needs
+            undoable INTEGER NOT NULL DEFAULT 1,
+            undone_at TEXT,                   -- set when taken back
+            undo_of INTEGER                   -- the turn this row's turn took back
+        )""",
+        "CREATE INDEX changes_session_turn ON changes (session, turn)",
+    ),
 )
 
 

@@ -1,0 +1,106 @@
+"""The undo turns: "what did you just do?", "undo that", "undo the last two", "redo".
+
+Only this session's turns are seen: a room cannot take back what was said in another.
+An undo is itself a turn that changed something, recorded with the turn it took back,
+so the next "undo that" puts it back (a redo).
+"""
+
+from __future__ import annotations
+
+from mavend.handlers.common import HandlerContext
+from mavend.lists import ListBook
+from mavend.replies import Change, Outcome, Reply, human_list
+from mavend.undo.inverse import CannotUndo, Inverses
+from mavend.undo.journal import ChangedTurn, UndoJournal
+from mavend.undo.parse import UndoCommand
+
+
+class UndoHandler:
+    def __init__(self, ctx: HandlerContext, journal: UndoJournal):
+        self.ctx, self.journal = ctx, journal
+        self.inverses = Inverses(ctx, ListBook(ctx.store, ctx.tz, clock=ctx.clock))
+
+    def command(self, command: UndoCommand, session: str) -> Reply:
+        if command.action == "what":
+            return self._what(session)
+        if command.action == "redo":
+            return self._redo(session)
+        return self._undo(session, command.turns)
+
+    def record(self, session: str, said: str, reply: Reply) -> None:
+        """Keep what a turn changed (the assistant calls this after every turn)."""
+        self.journal.record(session, said, reply.changes, self.ctx.now())
+
+    def _what(self, session: str) -> Reply:
+        latest = self.journal.recent(session, 1, undone=True)
+        if not latest:
+            return Reply("I haven't changed anything yet.")
+        turn = latest[0]
+        did = human_list([c.summary for c in turn.changes])
+        taken_back = " That has been taken back since." if turn.undone else ""
+        return Reply(
+            f"I {did}.{taken_back}",
+            data={"turn": turn.turn, "said": turn.said, "undone": turn.undone},
+        )
+
+    def _undo(self, session: str, count: int) -> Reply:
+        turns = self.journal.recent(session, count)
+        if not turns:
+            return Reply("There's nothing to undo.", error_class="not_found")
+        clauses: list[str] = []  # what was taken back
+        gone: list[str] = []  # what had nothing left to take back, and why
+        refusals: list[str] = []  # what can never be taken back
+        undone_turns: list[int] = []
+        for turn in turns:  # newest first: the reverse of the order they were done in
+            done, nothing, refused = self._take_back(session, turn)
+            clauses.extend(done)
+            gone.extend(nothing)
+            refusals.extend(refused)
+            if done or nothing:
+                undone_turns.append(turn.turn)
+        sentences = [f"Undone: I {human_list(clauses)}."] if clauses else []
+        if gone:
+            why = "; ".join(gone)
+            told = f"{why[0].upper()}{why[1:]}." if clauses else f"Nothing to undo: {why}."
+            sentences.append(told)
+        sentences.extend(refusals)
+        if not undone_turns:
+            return Reply(" ".join(sentences), Outcome.REFUSED, "not_undoable")
+        return Reply(" ".join(sentences), data={"undone_turns": undone_turns})
+
+    def _redo(self, session: str) -> Reply:
+        latest = self.journal.recent(session, 1)
+        if not latest or latest[0].undo_of is None:
+            return Reply("There's nothing to redo.", error_class="not_found")
+        return self._undo(session, 1)
+
+    def _take_back(
+        self, session: str, turn: ChangedTurn
+    ) -> tuple[list[str], list[str], list[str]]:
+        """(what was taken back, what had nothing left and why, what can never be)."""
+        done: list[str] = []
+        nothing: list[str] = []
+        refused: list[str] = []
+        redo: list[Change] = []
+        for change in reversed(turn.changes):
+            try:
+                undone = self.inverses.undo(change)
+            except CannotUndo as exc:
+                refused.append(str(exc))
+                continue
+            if undone.redo is None:
+                nothing.append(undone.said)
+            else:
+                done.append(undone.said)
+                redo.append(undone.redo)
+        if done or nothing:
+            # Recorded even when nothing was left to redo: the turn counts as taken back.
+            self.journal.record(
+                session, f"undo: {turn.said}", redo or [_nothing(turn)], self.ctx.now(),
+                undo_of=turn.turn,
+            )  # fmt: skip
+        return done, nothing, refused
+
+
+def _nothing(turn: ChangedTurn) -> Change:
+    return Change("noop", f"found nothing left of “{turn.said}” to take back", undoable=False)

@@ -1,0 +1,160 @@
+"""Taking one change back. Each kind has its inverse, and the inverse's own record, so
+that an undo can itself be taken back (a redo).
+
+    reminder.set / reminder.restore  {ids}         -> cancel them       -> reminder.cancel
+    reminder.cancel                  {ids}         -> pending again     -> reminder.restore
+    note.add                         {id, text}    -> delete the note   -> note.delete
+    note.delete                      {text}        -> the note again    -> note.add
+    fact.add                         {id, key, value, utterance} -> delete -> fact.delete
+    fact.delete                      {key, value, utterance}     -> again  -> fact.add
+    list.add                         {list, added, reopened}     -> off / ticked again
+    list.remove                      {list, texts} -> back on the list  -> list.add
+    list.tick / list.untick          {list, ids}   -> the other way     -> list.untick / tick
+
+Anything else, or a change recorded as not undoable (a command that ran), is refused
+with a sentence saying why; nothing here ever runs an act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mavend.handlers.common import HandlerContext
+from mavend.lists import ListBook
+from mavend.replies import Change
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What taking a change back did: the change that would redo it and a clause, "cancelled
+    the timer for 10 minutes"; or, nothing left to take back (`redo` None), a clause that
+    says why, "the note had already gone"."""
+
+    redo: Change | None
+    said: str
+
+
+class CannotUndo(Exception):
+    """The change cannot be taken back; the message says why, as a sentence."""
+
+
+class Inverses:
+    def __init__(self, ctx: HandlerContext, lists: ListBook):
+        self.ctx, self.lists = ctx, lists
+        self._table: dict[str, Callable[[Change], Undone]] = {
+            "reminder.set": self._cancel_reminders,
+            "reminder.restore": self._cancel_reminders,
+            "reminder.cancel": self._restore_reminders,
+            "note.add": self._delete_note,
+            "note.delete": self._add_note,
+            "fact.add": self._delete_fact,
+            "fact.delete": self._add_fact,
+            "list.add": self._take_off_list,
+            "list.remove": self._put_back_on_list,
+            "list.tick": lambda c: self._tick(c, done=False),
+            "list.untick": lambda c: self._tick(c, done=True),
+        }
+
+    def undo(self, change: Change) -> Undone:
+        inverse = self._table.get(change.kind)
+        if not change.undoable or inverse is None:
+            raise CannotUndo(f"I can't take back that I {change.summary}.")
+        return inverse(change)
+
+    # reminders -----------------------------------------------------------
+    def _cancel_reminders(self, change: Change) -> Undone:
+        ids = [int(i) for i in change.ref.get("ids", [])]
+        what = str(change.ref.get("what") or "the reminder")
+        pending = [r.id for r in self.ctx.reminders.pending() if r.id in ids]
+        if not pending:
+            return Undone(None, f"{what} had already gone")
+        self.ctx.reminders.cancel_many(pending)
+        self.ctx.on_reminders_changed()
+        said = f"cancelled {what}"
+        return Undone(Change("reminder.cancel", said, {"ids": pending, "what": what}), said)
+
+    def _restore_reminders(self, change: Change) -> Undone:
+        now = self.ctx.now()
+        ids = [int(i) for i in change.ref.get("ids", [])]
+        what = str(change.ref.get("what") or "the reminder")
+        restored = [r.id for i in ids if (r := self.ctx.reminders.restore(i, now=now))]
+        if not restored:
+            return Undone(None, f"{what} stays cancelled: its time has passed")
+        self.ctx.on_reminders_changed()
+        said = f"put back {what}"
+        return Undone(Change("reminder.restore", said, {"ids": restored, "what": what}), said)
+
+    # notes and facts -----------------------------------------------------
+    def _delete_note(self, change: Change) -> Undone:
+        text = str(change.ref.get("text", ""))
+        if not self.ctx.notes.delete(int(change.ref.get("id", 0))):
+            return Undone(None, f"the note “{text}” had already gone")
+        return Undone(Change("note.delete", f"deleted the note “{text}”", {"text": text}),
+                      f"deleted the note “{text}”")  # fmt: skip
+
+    def _add_note(self, change: Change) -> Undone:
+        text = str(change.ref.get("text", ""))
+        vector, embedder = self.ctx.embed(text)
+        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
+        what = f"noted “{text}” again"
+        return Undone(Change("note.add", what, {"id": note.id, "text": text}), what)
+
+    def _delete_fact(self, change: Change) -> Undone:
+        ref = dict(change.ref)
+        if not self.ctx.facts.delete(int(ref.pop("id", 0))):
+            return Undone(None, "that entry had already gone")
+        what = f"took back “{ref.get('utterance') or ref.get('value')}”"
+        return Undone(Change("fact.delete", what, ref), what)
+
+    def _add_fact(self, change: Change) -> Undone:
+        ref = change.ref
+        utterance = str(ref.get("utterance", ""))
+        vector, embedder = self.ctx.embed(utterance or f"{ref.get('key')} {ref.get('value')}")
+        fact = self.ctx.facts.add(
+            str(ref.get("key", "")),
+            str(ref.get("value", "")),
+            self.ctx.now(),
+            utterance=utterance,
+            embedding=vector,
+            embedder=embedder,
+        )
+        what = f"logged “{utterance or fact.value}” again"
+        return Undone(Change("fact.add", what, {**ref, "id": fact.id}), what)
+
+    # lists ---------------------------------------------------------------
+    def _take_off_list(self, change: Change) -> Undone:
+        name = str(change.ref.get("list", ""))
+        by_id = {i.id: i.text for i in self.lists.items(name) or []}
+        added = [int(i) for i in change.ref.get("added", []) if int(i) in by_id]
+        reopened = [int(i) for i in change.ref.get("reopened", [])]
+        texts = [by_id[i] for i in added]
+        gone = self.lists.remove(name, added)
+        ticked = self.lists.tick(name, reopened, done=True)
+        if not gone and not ticked:
+            return Undone(None, f"the {name} list had changed since")
+        what = f"took {', '.join(texts) or 'them'} off the {name} list again"
+        redo = Change("list.remove", what, {"list": name, "texts": texts})
+        if ticked:  # ticked ones were put back by the add: tick them off again
+            return Undone(redo, what + " and ticked the rest off again")
+        return Undone(redo, what)
+
+    def _put_back_on_list(self, change: Change) -> Undone:
+        name = str(change.ref.get("list", ""))
+        texts = [str(t) for t in change.ref.get("texts", [])]
+        result = self.lists.add(name, texts)
+        added = [i.id for i in result.added]
+        what = f"put {', '.join(texts)} back on the {name} list"
+        return Undone(
+            Change("list.add", what, {"list": name, "added": added, "reopened": []}), what
+        )
+
+    def _tick(self, change: Change, *, done: bool) -> Undone:
+        name = str(change.ref.get("list", ""))
+        ids = [int(i) for i in change.ref.get("ids", [])]
+        changed = self.lists.tick(name, ids, done=done)
+        if not changed:
+            return Undone(None, f"the {name} list had changed since")
+        what = f"{'ticked' if done else 'unticked'} them on the {name} list again"
+        kind = "list.tick" if done else "list.untick"
+        return Undone(Change(kind, what, {"list": name, "ids": changed}), what)
