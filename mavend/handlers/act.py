@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec
+from mavend.config.devices import OPERATIONS
 from mavend.handlers.common import (
     HandlerContext,
     Outcome,
@@ -34,7 +35,7 @@ from mavend.handlers.common import (
 )
 from mavend.handlers.confirm import Confirmations
 from mavend.home import classes
-from mavend.home.run import HomeActs
+from mavend.home.run import HomeActs, HomeRun
 from mavend.replies import Change
 from mavend.router.act_words import thing_named
 from mavend.router.decision import Decision
@@ -397,12 +398,7 @@ class ActHandler:
                 stderr=done.detail,
                 duration_ms=(time.monotonic() - started) * 1000.0,
             )
-        # Sent to a device: recorded; switching it back waits for the device's old state.
-        sent = (
-            (Change("device.set", f"sent {describe(act)}", {"act": act.name}, undoable=False),)
-            if done.sent and reply.outcome is Outcome.DONE
-            else ()
-        )
+        sent = device_changes(act, done) if done.sent and reply.outcome is Outcome.DONE else ()
         return Reply(
             reply.text,
             reply.outcome,
@@ -410,6 +406,32 @@ class ActHandler:
             {"act": act.name, **reply.data},
             changes=sent,
         )
+
+
+def device_changes(act: ActSpec, done: HomeRun) -> tuple[Change, ...]:
+    """What a home act changed, for "undo that": devices that report they were switched
+    from the other state can be switched back; anything else is on the record only."""
+    if done.reverts:
+        op = "off" if done.revert_act == "device_on" else "on"
+        names = human_list([f"the {name}" for name in done.reverts])
+        ref = {"act": done.revert_act, "devices": list(done.reverts), "op": op}
+        return (Change("device.set", f"turned {op} {names}", ref),)
+    devices = [str(n) for n in done.reply.data.get("devices", [])]
+    op = OPERATIONS.get(act.name, "")
+    verb = _DID.get(op, f"sent “{op}” to" if op else "")
+    summary = f"{verb} {human_list([f'the {n}' for n in devices])}" if verb else describe(act)
+    if done.unchanged and set(done.unchanged) == set(devices):
+        why = {"act": act.name, "why": f"{'it was' if len(devices) == 1 else 'they were'} "
+                                       f"{'like that' if op not in _DID else op} already"}
+    else:
+        why = {"act": act.name, "why": "it doesn't tell me what it was before"}
+    return (Change("device.set", summary, why, undoable=False),)
+
+
+_DID = {
+    "on": "turned on", "off": "turned off", "open": "opened", "close": "closed",
+    "lock": "locked", "unlock": "unlocked", "set": "set",
+}  # fmt: skip
 
 
 def failure_text(act: ActSpec, result: ActResult) -> str:

@@ -27,6 +27,9 @@ class DeviceOutcome:
     published: bool = False  # the command left: the broker or Home Assistant took it
     status: int = 0  # Home Assistant's HTTP status
     said: str = ""  # the state reached, as said back: "open at 30 percent", "locked"
+    # The device reports it left the other state (Home Assistant lists it as changed):
+    # only then can "undo that" switch it back. None: it doesn't say.
+    changed: bool | None = None
 
 
 def summary(

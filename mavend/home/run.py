@@ -36,11 +36,20 @@ from mavend.replies import Outcome, Reply, human_list
 log = logging.getLogger(__name__)
 
 
+# Switching back: the act that undoes an on or an off (by device name).
+REVERT_ACTS = {"on": "device_off", "off": "device_on"}
+
+
 @dataclass(frozen=True)
 class HomeRun:
     reply: Reply
     sent: tuple[str, ...] = ()  # what went out, for the act log: ("mqtt", topic, payload)
     detail: str = ""  # the transport's own words about a failure
+    # Devices switched on or off that report they were the other way before: what
+    # "undo that" may switch back, with the act that does it.
+    reverts: tuple[str, ...] = ()
+    revert_act: str = ""
+    unchanged: tuple[str, ...] = ()  # devices that report they were that way already
 
 
 @dataclass
@@ -141,10 +150,14 @@ class HomeActs:
         if found.skipped:
             text += f" {_capital(subject_of(found.skipped))} can't do that, so I left it."
         data = {"act": act.name, "devices": [d.name for d in found.devices], "sent": sent.lines}
+        reverts = tuple(o.device.name for o in outcomes if o.confirmed and o.changed)
         return HomeRun(
             Reply(text, reply.outcome, reply.error_class, data),
             tuple(sent.lines),
             failed.detail if failed else "",
+            reverts=reverts if op in REVERT_ACTS else (),
+            revert_act=REVERT_ACTS.get(op, ""),
+            unchanged=tuple(o.device.name for o in outcomes if o.confirmed and o.changed is False),
         )
 
     def _via_mqtt(
@@ -187,6 +200,7 @@ class HomeActs:
 
     def _via_ha(self, device: DeviceSpec, op: str, value: str, sent: _Sent) -> DeviceOutcome:
         entity = device.homeassistant
+        changed = None
         if op in ("state", "read"):
             sent.add("homeassistant", "GET", entity)
             result = ha.get_state(self.settings.homeassistant, entity)
@@ -206,6 +220,7 @@ class HomeActs:
             sent.add("homeassistant", service, templates.json_text(body))
             result = ha.call_service(self.settings.homeassistant, service, body)
             state = ha.changed_state(result, entity)
+            changed = state is not None
             if state is None and not result.error:
                 # Already in that state: Home Assistant lists no change. Ask it.
                 state = ha.get_state(self.settings.homeassistant, entity).body
@@ -224,6 +239,7 @@ class HomeActs:
             published=not result.error,
             status=result.status,
             said=said,
+            changed=changed,
         )
 
     # failures --------------------------------------------------------------

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mavend.handlers.common import HandlerContext
+from mavend.home.run import HomeActs
 from mavend.lists import ListBook
-from mavend.replies import Change
+from mavend.replies import Change, Outcome, human_list
 
 
 @dataclass(frozen=True)
@@ -54,12 +55,15 @@ class Inverses:
             "list.remove": self._put_back_on_list,
             "list.tick": lambda c: self._tick(c, done=False),
             "list.untick": lambda c: self._tick(c, done=True),
+            "device.set": self._switch_back,
         }
 
     def undo(self, change: Change) -> Undone:
         inverse = self._table.get(change.kind)
         if not change.undoable or inverse is None:
-            raise CannotUndo(f"I can't take back that I {change.summary}.")
+            why = str(change.ref.get("why", ""))
+            because = f": {why}" if why else ""
+            raise CannotUndo(f"I can't take back that I {change.summary}{because}.")
         return inverse(change)
 
     # reminders -----------------------------------------------------------
@@ -158,3 +162,30 @@ class Inverses:
         what = f"{'ticked' if done else 'unticked'} them on the {name} list again"
         kind = "list.tick" if done else "list.untick"
         return Undone(Change(kind, what, {"list": name, "ids": changed}), what)
+
+    # devices -------------------------------------------------------------
+    def _switch_back(self, change: Change) -> Undone:
+        """Switch back the devices that reported they were the other way. Only a generated
+        device act from the allowlist is run: never a command, never a written act."""
+        act = self.ctx.settings.acts.get(str(change.ref.get("act", "")))
+        if act is None or act.kind != "device" or act.name not in _SWITCHES:
+            raise CannotUndo(f"I can't take back that I {change.summary}.")
+        switched: list[str] = []
+        for name in [str(n) for n in change.ref.get("devices", [])]:
+            done = HomeActs(self.ctx.settings).run(act, {"device": name}, "")
+            if done.sent:
+                self.ctx.acts.add(self.ctx.now(), act.name, done.sent, exit_code=None,
+                                  error_class=done.reply.error_class, stdout=done.reply.text,
+                                  stderr=done.detail, duration_ms=0.0)  # fmt: skip
+            if done.reply.outcome is Outcome.DONE:
+                switched.append(name)
+        if not switched:  # nothing switched back: the turn stays as it was, to try again
+            names = human_list([f"the {n}" for n in change.ref.get("devices", [])])
+            raise CannotUndo(f"I couldn't switch {names} back just now.")
+        op = "off" if act.name == "device_off" else "on"
+        said = f"turned {op} {human_list([f'the {n}' for n in switched])} again"
+        redo = {"act": _SWITCHES[act.name], "devices": switched, "op": op}
+        return Undone(Change("device.set", said.removesuffix(" again"), redo), said)
+
+
+_SWITCHES = {"device_on": "device_off", "device_off": "device_on"}
