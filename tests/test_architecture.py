@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lists", "conversation"),
     ("undo",),
     ("assistant",),
-    ("api", "wyoming"),
+    ("api", "wyoming", "web"),
     ("daemon", "system"),
     ("cli",),
 )

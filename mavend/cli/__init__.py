@@ -7,6 +7,7 @@
     listen     the microphone to decisions            memory    what memory learned
     service    mavend as a systemd unit               home      the devices table from HA
     eval       measure the router or the time resolver
+    web        the household's page: its login link
 
 Each command module has `register(commands)` and imports what it runs inside the
 command, so `mavend --help` loads no model. What they share is in `common`.
@@ -59,11 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
         satellites,
         say,
         service,
+        web,
     )
 
     for module in (
         run, say, route, doctor, pause, models, satellites, reminders, listen, memory, service,
-        home, evaluate,
+        home, evaluate, web,
     ):  # fmt: skip
         module.register(commands)
     return parser

@@ -44,6 +44,7 @@ from mavend.config.voice import (
     TtsSettings,
     WakeWordSettings,
 )
+from mavend.config.web import WebSettings
 from mavend.errors import ConfigError
 
 # The settings blocks live in modules by the part of mavend they configure; every name
@@ -55,7 +56,7 @@ __all__ = [
     "Name", "NonNegative", "NotificationSettings", "Positive", "Probability",
     "ReminderSettings", "RouterSettings", "SatelliteSpec", "Settings", "SlotKind",
     "SpokenName", "StorageSettings", "SttSettings", "TtsSettings", "WakeWordSettings",
-    "WeatherSettings", "WyomingSettings", "load_settings", "parse_settings",
+    "WeatherSettings", "WebSettings", "WyomingSettings", "load_settings", "parse_settings",
 ]
 
 
@@ -80,6 +81,7 @@ class Settings:
     tts: TtsSettings = field(default_factory=TtsSettings)
     earcons: EarconSettings = field(default_factory=EarconSettings)
     wyoming: WyomingSettings = field(default_factory=WyomingSettings)
+    web: WebSettings = field(default_factory=WebSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)

@@ -105,14 +105,19 @@ class WyomingSettings:
 
     def allowed(self, host: str) -> bool:
         """Whether a peer at `host` (an IP literal; IPv4-mapped IPv6 as IPv4) is served."""
-        try:
-            address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
-        except ValueError:
-            return False
-        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        return any(
-            address in net
-            for net in map(ipaddress.ip_network, self.allow)
-            if net.version == address.version
-        )
+        return peer_allowed(self.allow, host)
+
+
+def peer_allowed(allow: tuple[str, ...], host: str) -> bool:
+    """Whether a peer at `host` (an IP literal; IPv4-mapped IPv6 as IPv4) is in `allow`."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(
+        address in net
+        for net in map(ipaddress.ip_network, allow)
+        if net.version == address.version
+    )

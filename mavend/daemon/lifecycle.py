@@ -40,13 +40,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from mavend.assistant import Assistant, Turn
 from mavend.clock import system_clock, user_timezone
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION
 from mavend.daemon.lock import AlreadyRunning, DaemonLock, daemon_pid, lock_path
+from mavend.daemon.page import PageService
 from mavend.daemon.reload import Changes, release_models
 from mavend.daemon.remote import RemoteVoices
 from mavend.daemon.sdnotify import SystemdNotifier
@@ -62,6 +63,7 @@ from mavend.state.store import Store
 from mavend.workers import started_pool
 
 log = logging.getLogger("mavend.daemon")  # the name its journal lines have always had
+T = TypeVar("T")
 
 # SIGTERM waits for the turn in progress this much longer than its own deadline (its rows
 # and the turn log are written after the handler returns), and never longer than
@@ -280,6 +282,10 @@ class Daemon:
         ]
         if self.options.dbus_api:
             services.append(("dbus-api", self._serve_api))
+        if settings.web.enabled:  # the household's page (mavend/web/)
+            page = PageService(settings, lambda: self.assistant, self.run_in_turn)
+            self.observers.append(page)
+            services.append(("web", page.run))
         if self.options.audio:
             self.speaker = await asyncio.to_thread(self._load_speaker, settings)
             self.voice = self._make_voice(settings)
@@ -424,6 +430,17 @@ class Daemon:
         reminder = await asyncio.to_thread(scheduler.book.cancel, reminder_id)
         scheduler.request_sync()
         return reminder
+
+    async def run_in_turn(self, job: Callable[[Assistant], T]) -> T:
+        """A write that is not a spoken turn (the page's cancel, delete, undo): in the
+        turn worker, in line with the turns, never beside one."""
+        if self.stopping:
+            raise ShuttingDown(SHUTTING_DOWN)
+        async with self._turn_queue:
+            assistant = self._need(self.assistant)
+            return await asyncio.get_running_loop().run_in_executor(
+                self._turn_worker, job, assistant
+            )
 
     async def pause(self) -> None:
         if self.voice is not None:

@@ -66,6 +66,8 @@ class UnitPlan:
     network_addresses: tuple[str, ...] = ()
     # The host `[wyoming] listen` serves on ("" = not served): the unit opens IP for it.
     listen: str = ""
+    # The host `[web] listen` serves the household's page on ("" = off): the same.
+    page: str = ""
     # Where mavend itself lives under /tmp or /var/tmp (a checkout cloned there, its venv):
     # PrivateTmp=yes would hide it from the service, so each is bound in, read-only.
     tmp_paths: tuple[Path, ...] = ()
@@ -127,7 +129,7 @@ _HOST_WORD = re.compile(r"[A-Za-z0-9._:%-]{1,253}")
 def _address_families(plan: UnitPlan) -> str:
     """The sandbox's network lines: AF_UNIX only, unless the config sends to a host."""
     system = plan.scope == "system"
-    if not plan.network and not plan.listen:
+    if not plan.network and not plan.listen and not plan.page:
         if system:
             return (
                 "# AF_UNIX only: the journal and the notify socket. Nothing leaves the box.\n"
@@ -137,15 +139,17 @@ def _address_families(plan: UnitPlan) -> str:
             "# No AF_INET/AF_INET6: nothing leaves the box. AF_NETLINK is for audio device "
             "discovery.\nRestrictAddressFamilies=AF_UNIX AF_NETLINK"
         )
-    for host in (*plan.network, *plan.network_addresses, *filter(None, [plan.listen])):
+    for host in (*plan.network, *plan.network_addresses, *filter(None, [plan.listen, plan.page])):
         if not _HOST_WORD.fullmatch(host):
             raise MavendError(f"cannot write {host!r} into a unit: not a host name or address")
     hosts = ", ".join(plan.network) or "nothing"
     served = f"; serves Wyoming on {plan.listen}" if plan.listen else ""
+    served += f"; serves the page on {plan.page}" if plan.page else ""
     again = f"`mavend service install{' --system' if system else ''}` again after changing them"
     if system:
         allowed = ["localhost", *plan.network_addresses]
-        if plan.listen and addresses.literal_host_is_private(plan.listen) is not True:
+        beyond = [h for h in (plan.listen, plan.page) if h]
+        if any(addresses.literal_host_is_private(h) is not True for h in beyond):
             # Served beyond loopback: clients from the household's own networks only.
             allowed += [str(net) for net in addresses.PRIVATE_NETWORKS]
         return (
@@ -234,6 +238,11 @@ def listen_host(settings: Settings) -> str:
     return addresses.tcp_uri(listen)[0] if listen else ""
 
 
+def page_host(settings: Settings) -> str:
+    """The host `[web] listen` serves the page on, or "" when the page is off."""
+    return settings.web.host if settings.web.enabled else ""
+
+
 def resolve_hosts(hosts: tuple[str, ...]) -> tuple[str, ...]:
     """Every address `hosts` resolve to now, for a system unit's IPAddressAllow=."""
     found: list[str] = []
@@ -313,14 +322,15 @@ def plan_for(
         # The service reads /etc/mavend/config.toml (ConfigurationDirectory) unless --config.
         system_config = config or SYSTEM_CONFIG
         hosts: tuple[str, ...] = ()
-        listen = ""
+        listen = page = ""
         if system_config.is_file():
             system_settings = load_settings(system_config)
             hosts = configured_hosts(system_settings)
             listen = listen_host(system_settings)
+            page = page_host(system_settings)
         return UnitPlan(
             "system", command, config=config_path, models_dir=models_dir,
-            network=hosts, network_addresses=resolve_hosts(hosts), listen=listen,
+            network=hosts, network_addresses=resolve_hosts(hosts), listen=listen, page=page,
             tmp_paths=in_tmp,
         )  # fmt: skip
     settings = load_settings(config)  # ConfigError (exit 3) if it is invalid
@@ -336,6 +346,7 @@ def plan_for(
         models_dir=models_dir,
         network=configured_hosts(settings),
         listen=listen_host(settings),
+        page=page_host(settings),
         tmp_paths=in_tmp,
     )
 

@@ -58,15 +58,18 @@ class UndoHandler:
             refusals.extend(refused)
             if done or nothing:
                 undone_turns.append(turn.turn)
-        sentences = [f"Undone: I {human_list(clauses)}."] if clauses else []
-        if gone:
-            why = "; ".join(gone)
-            told = f"{why[0].upper()}{why[1:]}." if clauses else f"Nothing to undo: {why}."
-            sentences.append(told)
-        sentences.extend(refusals)
-        if not undone_turns:
-            return Reply(" ".join(sentences), Outcome.REFUSED, "not_undoable")
-        return Reply(" ".join(sentences), data={"undone_turns": undone_turns})
+        return _told(clauses, gone, refusals, undone_turns)
+
+    def undo_turn(self, turn: int, session: str) -> Reply:
+        """Take back one recorded turn by its number, whichever room it was said in: the
+        page's undo button (the household's own page, behind its login)."""
+        found = self.journal.get(turn)
+        if found is None:
+            return Reply("There is no such change.", Outcome.REFUSED, "not_found")
+        if found.undone:
+            return Reply("That has already been taken back.", Outcome.REFUSED, "not_found")
+        done, nothing, refused = self._take_back(session, found)
+        return _told(done, nothing, refused, [turn] if done or nothing else [])
 
     def _redo(self, session: str) -> Reply:
         latest = self.journal.recent(session, 1)
@@ -100,6 +103,19 @@ class UndoHandler:
                 undo_of=turn.turn,
             )  # fmt: skip
         return done, nothing, refused
+
+
+def _told(
+    clauses: list[str], gone: list[str], refusals: list[str], undone_turns: list[int]
+) -> Reply:
+    sentences = [f"Undone: I {human_list(clauses)}."] if clauses else []
+    if gone:
+        why = "; ".join(gone)
+        sentences.append(f"{why[0].upper()}{why[1:]}." if clauses else f"Nothing to undo: {why}.")
+    sentences.extend(refusals)
+    if not undone_turns:
+        return Reply(" ".join(sentences), Outcome.REFUSED, "not_undoable")
+    return Reply(" ".join(sentences), data={"undone_turns": undone_turns})
 
 
 def _nothing(turn: ChangedTurn) -> Change:

@@ -77,7 +77,18 @@ class UndoJournal:
                     (session, limit),
                 )
             ]
-            return [self._turn(conn, turn) for turn in turns]
+            return [t for t in (self._turn(conn, turn) for turn in turns) if t is not None]
+
+    def latest(self, limit: int) -> list[ChangedTurn]:
+        """Every session's latest turns that changed something, newest first (the page)."""
+        with self.store.read() as conn:
+            turns = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT turn FROM changes ORDER BY turn DESC LIMIT ?", (limit,)
+                )
+            ]
+            return [t for t in (self._turn(conn, turn) for turn in turns) if t is not None]
 
     def get(self, turn: int) -> ChangedTurn | None:
         with self.store.read() as conn:

@@ -1,0 +1,107 @@
+// The page: draws /api/state, redraws when /api/events says something changed.
+// No framework and nothing fetched from elsewhere: every byte ships in the package.
+"use strict";
+
+const CSRF = document.querySelector('meta[name="mavend-csrf"]').content;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function when(iso) {
+  const at = new Date(iso);
+  return at.toLocaleString([], { weekday: "short", hour: "2-digit", minute: "2-digit",
+                                 day: "numeric", month: "short" });
+}
+
+function say(text) {
+  const status = document.getElementById("status");
+  status.textContent = text;
+  status.classList.add("shown");
+  clearTimeout(say.timer);
+  say.timer = setTimeout(() => status.classList.remove("shown"), 4000);
+}
+
+async function post(path, question) {
+  if (question && !window.confirm(question)) return;
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "X-Mavend-CSRF": CSRF, "Content-Type": "application/json" },
+    body: "{}",
+  });
+  const body = await response.json().catch(() => ({}));
+  say(body.text || body.error || `failed (${response.status})`);
+  await refresh();
+}
+
+function rows(section, items, draw, empty) {
+  const list = document.querySelector(`#${section} .rows`);
+  list.replaceChildren(...(items.length ? items.map(draw) : [el("li", { class: "empty" }, empty)]));
+}
+
+function draw(state) {
+  rows("reminders", state.reminders, (r) => el("li", { "data-id": r.id },
+    el("span", { class: "what" }, r.kind === "timer" ? `⏲ ${r.name || r.text}` : r.text,
+       el("br"), el("span", { class: "when" },
+         r.paused_left != null ? "paused" : when(r.fire_at), r.repeats ? ` · ${r.repeats}` : "")),
+    el("button", { onclick: () => post(`/api/reminders/${r.id}/cancel`) }, "Cancel")),
+    "Nothing set.");
+  const lists = document.querySelector("#lists .lists");
+  lists.replaceChildren(...(state.lists.length ? state.lists.map((l) => el("div", {},
+    el("h3", {}, l.name),
+    el("ul", { class: "rows" }, ...(l.items.length ? l.items.map((i) =>
+      el("li", { class: i.done ? "done" : "", "data-id": i.id }, el("span", { class: "what" }, i.text),
+         el("button", { onclick: () => post(`/api/lists/${encodeURIComponent(l.name)}/items/${i.id}/delete`,
+                                             `Take “${i.text}” off the ${l.name} list?`) }, "Remove")))
+      : [el("li", { class: "empty" }, "Empty.")]))))
+    : [el("p", { class: "empty" }, "No lists yet.")]));
+  rows("notes", state.notes, (n) => el("li", { "data-id": n.id },
+    el("span", { class: "what" }, n.text, el("br"), el("span", { class: "when" }, when(n.at))),
+    el("button", { onclick: () => post(`/api/notes/${n.id}/delete`, `Delete the note “${n.text}”?`) },
+       "Delete")), "No notes.");
+  rows("facts", state.facts, (f) => el("li", { "data-id": f.id },
+    el("span", { class: "what" }, f.said || `${f.key}: ${f.value}`, el("br"),
+       el("span", { class: "when" }, `${f.key} · ${when(f.at)}`)),
+    el("button", { onclick: () => post(`/api/facts/${f.id}/delete`, `Delete “${f.said || f.value}”?`) },
+       "Delete")), "Nothing logged.");
+  rows("changes", state.changes, (c) => el("li", { class: c.undone ? "done" : "", "data-turn": c.turn },
+    el("span", { class: "what" }, c.did.join("; "), el("br"),
+       el("span", { class: "when" }, `“${c.said}” · ${c.session} · ${when(c.at)}`)),
+    c.undoable ? el("button", { onclick: () => post(`/api/changes/${c.turn}/undo`) }, "Undo")
+               : el("span", { class: "muted" }, c.undone ? "undone" : "can't undo")),
+    "Nothing changed yet.");
+  rows("turns", state.turns, (t) => el("li", {},
+    el("span", { class: "what" }, `“${t.heard}”`, el("br"), t.reply, el("br"),
+       el("span", { class: "decision" }, decided(t))),
+    el("span", { class: "when" }, when(t.at))), "Nothing heard yet.");
+}
+
+function decided(turn) {
+  const d = turn.decision || {};
+  const parts = [turn.intent || "-", d.stage ? `by ${d.stage}` : "", d.decided_by || "",
+                 d.confidence != null ? `${Math.round(d.confidence * 100)} %` : "",
+                 `${turn.ms} ms`, turn.outcome];
+  return parts.filter(Boolean).join(" · ");
+}
+
+async function refresh() {
+  const response = await fetch("/api/state", { cache: "no-store" });
+  if (response.ok) draw(await response.json());
+}
+
+function listen() {
+  const live = document.getElementById("live");
+  const source = new EventSource("/api/events");
+  source.onopen = () => { live.textContent = "live"; };
+  source.onerror = () => { live.textContent = "reconnecting…"; };
+  for (const kind of ["changed", "turn", "fired"]) source.addEventListener(kind, refresh);
+}
+
+refresh();
+listen();

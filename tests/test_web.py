@@ -1,0 +1,247 @@
+"""The household's page (mavend/web/) served by the real daemon: over HTTP from this test,
+as a browser would use it. End state read from the SQLite file; live updates read off the
+server-sent event stream; `mavend say` run as its own process, through the session bus."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mavend.config import ConfigError, WebSettings, parse_settings
+from tests.home_kit import free_port
+from tests.state_kit import daemon_serving, kit_router, kit_settings, real_clock
+
+ROOT = Path(__file__).resolve().parents[1]
+MAVEND = [sys.executable, "-m", "mavend"]
+
+
+class Page:
+    """A browser's view of the page: its CSRF value, its cookie, its requests."""
+
+    def __init__(self, port: int, source: str = "127.0.0.1") -> None:
+        self.port, self.source, self.cookie = port, source, ""
+        self.csrf = ""
+
+    def request(self, method: str, path: str, headers: dict[str, str] | None = None):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10,
+                                          source_address=(self.source, 0))  # fmt: skip
+        sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
+        if self.cookie:
+            sent["Cookie"] = self.cookie
+        conn.request(method, path, body=b"{}" if method == "POST" else None, headers=sent)
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        return response, body
+
+    def open(self) -> str:
+        response, body = self.request("GET", "/")
+        assert response.status == 200, (response.status, body)
+        html = body.decode()
+        self.csrf = re.search(r'name="mavend-csrf" content="([^"]+)"', html)[1]
+        return html
+
+    def state(self) -> dict:
+        response, body = self.request("GET", "/api/state")
+        assert response.status == 200, body
+        return json.loads(body)
+
+    def post(self, path: str, **headers: str):
+        sent = {"X-Mavend-CSRF": self.csrf, "Content-Type": "application/json", **headers}
+        response, body = self.request("POST", path, sent)
+        return response.status, json.loads(body) if body.startswith(b"{") else body.decode()
+
+
+def events(port: int) -> tuple[queue.Queue[str], threading.Event]:
+    """Event names from /api/events, read by a thread until `stop` is set."""
+    names: queue.Queue[str] = queue.Queue()
+    stop = threading.Event()
+
+    def read() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/events")
+        response = conn.getresponse()
+        while not stop.is_set():
+            line = response.fp.readline()
+            if not line:
+                return
+            if line.startswith(b"event: "):
+                names.put(line[7:].strip().decode())
+            elif line.startswith(b": connected"):
+                names.put("connected")
+
+    threading.Thread(target=read, daemon=True).start()
+    return names, stop
+
+
+@pytest.fixture
+def served(tmp_path: Path, session_bus: str) -> Iterator[tuple[Page, Path, Path]]:
+    port = free_port()
+    settings = kit_settings(tmp_path, web=WebSettings(enabled=True, listen=f"127.0.0.1:{port}"))
+    config = tmp_path / "config.toml"  # what `mavend say` reads: the same data directory
+    config.write_text(f'[storage]\ndata_dir = "{tmp_path / "data"}"\n')
+    with daemon_serving(settings, kit_router(settings, real_clock())):
+        yield Page(port), settings.storage.database_path(), config
+
+
+def say(config: Path, text: str) -> str:
+    done = subprocess.run([*MAVEND, "--config", str(config), "say", text], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def status(db: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT text, status FROM reminders ORDER BY id").fetchall()
+
+
+def test_a_reminder_said_appears_live_and_is_cancelled_from_the_page(served) -> None:
+    page, db, config = served
+    html = page.open()
+    assert "<script src=\"/static/app.js\">" in html
+    names, stop = events(page.port)
+    try:
+        assert names.get(timeout=10) == "connected"
+        say(config, "remind me to call the vet at 5 pm")
+        seen = [names.get(timeout=10)]
+        assert "turn" in seen
+    finally:
+        stop.set()
+    (reminder,) = page.state()["reminders"]
+    assert reminder["text"] == "call the vet" and reminder["status"] == "pending"
+    # A write without the page's CSRF value, or from another origin, changes nothing.
+    cancel = f"/api/reminders/{reminder['id']}/cancel"
+    assert page.post(cancel, **{"X-Mavend-CSRF": "x"})[0] == 403
+    other = page.post(f"/api/reminders/{reminder['id']}/cancel", Origin="http://evil.example")
+    assert other[0] == 403
+    assert status(db) == [("call the vet", "pending")]
+    code, body = page.post(f"/api/reminders/{reminder['id']}/cancel")
+    assert (code, body["text"]) == (200, "Cancelled call the vet.")
+    assert status(db) == [("call the vet", "cancelled")]
+    assert page.state()["reminders"] == []
+    # The cancel is a change like a spoken one: undone from the page, it is back.
+    (change, *_) = page.state()["changes"]
+    assert change["did"] == ["cancelled call the vet"] and change["session"] == "web"
+    code, body = page.post(f"/api/changes/{change['turn']}/undo")
+    assert code == 200, body
+    assert status(db) == [("call the vet", "pending")]
+    assert page.post(f"/api/changes/{change['turn']}/undo")[0] == 404  # already undone
+
+
+def test_notes_and_list_items_are_deleted_from_the_page(served) -> None:
+    page, db, config = served
+    say(config, "remember that the wifi box is behind the sofa")
+    say(config, "add lentils and rice to the shopping list")
+    page.open()
+    state = page.state()
+    (note,) = state["notes"]
+    (shopping,) = state["lists"]
+    assert [i["text"] for i in shopping["items"]] == ["lentils", "rice"]
+    assert page.post(f"/api/notes/{note['id']}/delete")[0] == 200
+    rice = shopping["items"][1]["id"]
+    assert page.post(f"/api/lists/shopping/items/{rice}/delete")[0] == 200
+    assert page.post(f"/api/lists/shopping/items/{rice}/delete")[0] == 404
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM notes").fetchone() == (0,)
+        assert conn.execute("SELECT text FROM list_items").fetchall() == [("lentils",)]
+    # What was heard, with its decision, is on the page too.
+    heard = [t["heard"] for t in page.state()["turns"]]
+    assert "add lentils and rice to the shopping list" in heard
+
+
+@pytest.fixture
+def exposed(tmp_path: Path, session_bus: str) -> Iterator[tuple[int, str]]:
+    """The page listening beyond loopback, for 127.0.0.1 only (127.0.0.3 is refused)."""
+    port = free_port()
+    web = WebSettings(enabled=True, listen=f"0.0.0.0:{port}", allow=("127.0.0.1",))
+    settings = kit_settings(tmp_path, web=web)
+    with daemon_serving(settings, kit_router(settings, real_clock())):
+        token = (tmp_path / "data" / "web-token").read_text().strip()
+        yield port, token
+
+
+def test_beyond_loopback_every_request_needs_the_token(exposed) -> None:
+    port, token = exposed
+    page = Page(port)
+    assert page.request("GET", "/")[0].status == 401
+    assert page.request("GET", "/api/state")[0].status == 401
+    assert page.request("GET", "/?token=wrong")[0].status == 401
+    page.cookie = "mavend_token=wrong"
+    assert page.request("GET", "/api/state")[0].status == 401
+    page.cookie = ""
+    login, _ = page.request("GET", f"/?token={token}")
+    assert login.status == 303 and login.getheader("Location") == "/"
+    page.cookie = login.getheader("Set-Cookie").split(";")[0]
+    assert "HttpOnly" in login.getheader("Set-Cookie")
+    page.open()
+    assert page.state()["reminders"] == []
+    bearer = Page(port)
+    response, _ = bearer.request("GET", "/api/state", {"Authorization": f"Bearer {token}"})
+    assert response.status == 200
+
+
+def test_a_peer_outside_allow_is_refused_before_anything(exposed) -> None:
+    port, token = exposed
+    page = Page(port, source="127.0.0.3")
+    response, body = page.request("GET", "/api/state", {"Authorization": f"Bearer {token}"})
+    assert response.status == 403 and b"Not allowed" in body
+
+
+def test_mavend_web_token_prints_the_login_link(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[storage]\ndata_dir = "{tmp_path / "data"}"\n[web]\nenabled = true\n'
+        'listen = "0.0.0.0:8765"\nallow = ["192.168.1.0/24"]\n'
+    )
+    done = subprocess.run([*MAVEND, "--config", str(config), "web", "token"], capture_output=True,
+                          text=True, timeout=60, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    token = (tmp_path / "data" / "web-token").read_text().strip()
+    assert done.stdout.splitlines()[0] == f"http://0.0.0.0:8765/?token={token}"
+    assert (tmp_path / "data" / "web-token").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_page_beyond_loopback_without_allow_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"web.*listen = '0\.0\.0\.0:8765' reaches beyond"):
+        parse_settings('[web]\nenabled = true\nlisten = "0.0.0.0:8765"\n')
+    with pytest.raises(ConfigError, match="listen"):
+        parse_settings('[web]\nlisten = "localhost"\n')
+
+
+def test_every_asset_ships_in_the_package() -> None:
+    static = ROOT / "mavend" / "web" / "static"
+    for path in static.iterdir():
+        text = path.read_text()
+        assert not re.search(r"https?://", text), f"{path.name} reaches outside the box"
+        assert "cdn" not in text.lower()
+
+
+def test_the_units_open_ip_only_when_the_page_is_on() -> None:
+    from mavend.system import unit
+
+    assert unit.page_host(parse_settings("")) == ""
+    on = parse_settings("[web]\nenabled = true\n")
+    assert unit.page_host(on) == "127.0.0.1"
+    command = ("/usr/local/bin/mavend",)
+    closed = unit.render_unit(unit.UnitPlan("system", command))
+    assert "RestrictAddressFamilies=AF_UNIX\n" in closed
+    local = unit.render_unit(unit.UnitPlan("system", command, page="127.0.0.1"))
+    assert "AF_INET AF_INET6" in local and "IPAddressAllow=localhost\n" in local
+    assert "serves the page on 127.0.0.1" in local
+    lan = unit.render_unit(unit.UnitPlan("system", command, page="0.0.0.0"))
+    assert "192.168.0.0/16" in lan
+    user = unit.render_unit(
+        unit.UnitPlan("user", ("/bin/mavend",), data_dirs=(Path("/tmp/d"),), page="127.0.0.1")
+    )
+    assert "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6" in user
