@@ -15,7 +15,7 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
 # --- system packages ---------------------------------------------------------
 APT_RUN=(libportaudio2 pulseaudio-utils libasound2-plugins)
-APT_TEST=(espeak-ng sox dbus dbus-x11 pulseaudio xvfb dunst libnotify-bin systemd dbus-user-session desktop-file-utils mosquitto)
+APT_TEST=(espeak-ng sox dbus dbus-x11 pulseaudio xvfb dunst libnotify-bin systemd dbus-user-session desktop-file-utils mosquitto chromium chromium-driver)
 APT_BUILD=(build-essential cmake)
 packages=("${APT_RUN[@]}" "${APT_BUILD[@]}")
 [ "$MODE" = test ] && packages+=("${APT_TEST[@]}")

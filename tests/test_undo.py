@@ -218,3 +218,25 @@ def test_undo_phrasings(said: str, command: UndoCommand) -> None:
 )
 def test_not_undo(said: str) -> None:
     assert parse_undo(said) is None
+
+
+def test_a_move_a_pause_and_a_named_timer_are_taken_back(home) -> None:
+    a, db = home
+    a.handle_text("remind me to call bob at 5 pm")
+    a.handle_text("move the call bob reminder to 6 pm")
+    fire = "SELECT fire_at FROM reminders WHERE text = 'call bob'"
+    assert rows(db, fire) == [("2026-12-03T18:00:00+01:00",)]
+    assert a.handle_text("what did you just do").reply.text == "I changed call bob."
+    assert a.handle_text("undo that").reply.text == "Undone: I put call bob back as it was."
+    assert rows(db, fire) == [("2026-12-03T17:00:00+01:00",)]
+    a.handle_text("set a pasta timer for 12 minutes")
+    assert a.handle_text("what did you just do").reply.text == (
+        "I set a timer (pasta) for 09:12 today."
+    )
+    a.handle_text("pause the pasta timer")
+    paused = "SELECT paused_left FROM reminders WHERE name = 'pasta'"
+    assert rows(db, paused) == [(720.0,)]
+    a.handle_text("undo")
+    assert rows(db, paused) == [(None,)]
+    a.handle_text("undo")  # the timer itself
+    assert rows(db, "SELECT status FROM reminders WHERE name = 'pasta'") == [("cancelled",)]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -53,6 +54,7 @@ from mavend.router.grammar import normalize
 from mavend.router.slots import reminder_task
 from mavend.scheduler import Reminder, spoken_time
 from mavend.scheduler.edits import check_text
+from mavend.scheduler.reminder import Status
 
 __all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "stated_time"]
 
@@ -194,10 +196,37 @@ class ReminderHandler:
 
     def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
         session = _session(context)
+        before = self.ctx.reminders.snapshots()
         try:
-            return self._command(command, context, session)
+            reply = self._command(command, context, session)
         except MavendError as exc:
             return Reply(f"Sorry, {exc}; nothing was changed.", Outcome.REFUSED)
+        if reply.changes:
+            return reply
+        # What the command did, read off the table: a timer set, a move, a pause, a snooze.
+        return replace(reply, changes=self._changed_since(before))
+
+    def _changed_since(self, before: Mapping[int, Mapping[str, Any]]) -> tuple[Change, ...]:
+        now = self.ctx.now()
+        after = self.ctx.reminders.snapshots()
+        changes: list[Change] = []
+        for reminder_id in sorted(after.keys() - before.keys()):
+            changes.append(set_change(self.ctx.reminders.get(reminder_id), now))
+        for reminder_id in sorted(before.keys() - after.keys()):
+            reminder = self.ctx.reminders.get(reminder_id)
+            if reminder.status == Status.CANCELLED:
+                what = label(reminder)
+                changes.append(Change("reminder.cancel", f"cancelled {what}",
+                                      {"ids": [reminder_id], "what": what}))  # fmt: skip
+        for reminder_id in sorted(before.keys() & after.keys()):
+            if before[reminder_id] != after[reminder_id]:
+                reminder = self.ctx.reminders.get(reminder_id)
+                changes.append(Change(
+                    "reminder.edit", f"changed {label(reminder)}",
+                    {"id": reminder_id, "before": dict(before[reminder_id]),
+                     "after": dict(after[reminder_id]), "what": label(reminder)},
+                ))  # fmt: skip
+        return tuple(changes)
 
     def claim(self, said: str) -> ReminderCommand | None:
         """A command without a reminder word whose words name a reminder that is set
@@ -437,8 +466,11 @@ def _day_words(day: date, now: datetime) -> str:
 def set_change(reminder: Reminder, now: datetime) -> Change:
     """What setting `reminder` changed, for "what did you just do?" and "undo that"."""
     noun = {"timer": "timer", "alarm": "alarm"}.get(reminder.kind, "reminder")
-    about = "" if reminder.kind == "timer" else f" ({reminder.text})"
-    what = f"{noun}{about} for {stated_time(reminder.fire_at, now)}"
+    named = reminder.kind != "timer" or reminder.name
+    about = f" ({reminder.name or reminder.text})" if named else ""
+    at = f"for {stated_time(reminder.fire_at, now)}"
+    when = reminder.series.describe() if reminder.series else at
+    what = f"{noun}{about} {when}"
     return Change(
         "reminder.set", f"set a{'n' if noun == 'alarm' else ''} {what}",
         {"ids": [reminder.id], "what": f"the {what}"},

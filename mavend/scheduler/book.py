@@ -9,6 +9,7 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
+from typing import Any
 
 from mavend.errors import MavendError, NotFoundError
 from mavend.recurrence import Series
@@ -112,6 +113,33 @@ class ReminderBook(ReminderEdits):
                 (reminder_id, now.timestamp()),
             )
             return self._get(conn, reminder_id) if cursor.rowcount else None
+
+    # What an edit changes ("move it to 6", "pause the pasta timer", "snooze that"): the
+    # columns an undo puts back as they were.
+    EDITED = ("text", "fire_at", "fire_ts", "status", "snoozes", "name", "paused_left",
+              "rule", "rule_start")  # fmt: skip
+
+    def snapshots(self) -> dict[int, dict[str, Any]]:
+        """Every pending reminder's edited columns, by id (before and after a command)."""
+        with self.store.read() as conn:
+            rows = conn.execute(
+                f"SELECT id, {', '.join(self.EDITED)} FROM reminders WHERE status = 'pending'"
+            ).fetchall()
+        return {int(r["id"]): {c: r[c] for c in self.EDITED} for r in rows}
+
+    def put_back(self, reminder_id: int, snapshot: dict[str, Any], *, now: datetime) -> bool:
+        """The columns as they were before an edit ("undo that"), while the reminder is
+        still pending and the time it goes back to is still ahead (or it was paused)."""
+        if snapshot.get("paused_left") is None and float(snapshot["fire_ts"]) <= now.timestamp():
+            return False
+        columns = [c for c in self.EDITED if c in snapshot]
+        with self.store.write("putting the reminder back") as conn:
+            cursor = conn.execute(
+                f"UPDATE reminders SET {', '.join(f'{c} = ?' for c in columns)}"
+                " WHERE id = ? AND status = 'pending'",
+                (*(snapshot[c] for c in columns), reminder_id),
+            )
+            return cursor.rowcount > 0
 
     def snooze(self, reminder_id: int, minutes: float, *, now: datetime) -> Reminder:
         """Fire again `minutes` from now (pending, fired, done or missed alike)."""

@@ -44,7 +44,10 @@ class UndoHandler:
         )
 
     def _undo(self, session: str, count: int) -> Reply:
-        turns = self.journal.recent(session, count)
+        # As in an editor: "undo, undo" goes two steps back; an undo is taken back only
+        # by "redo".
+        recent = self.journal.recent(session, count * 4 + 8)
+        turns = [t for t in recent if self._role(t) != "undo"][:count]
         if not turns:
             return Reply("There's nothing to undo.", error_class="not_found")
         clauses: list[str] = []  # what was taken back
@@ -73,9 +76,23 @@ class UndoHandler:
 
     def _redo(self, session: str) -> Reply:
         latest = self.journal.recent(session, 1)
-        if not latest or latest[0].undo_of is None:
+        if not latest or self._role(latest[0]) != "undo":
             return Reply("There's nothing to redo.", error_class="not_found")
-        return self._undo(session, 1)
+        done, nothing, refused = self._take_back(session, latest[0])
+        return _told(done, nothing, refused, [latest[0].turn] if done or nothing else [])
+
+    def _role(self, turn: ChangedTurn) -> str:
+        """"change"; "undo" when it took back a change or a redo (an odd number of steps
+        back to a change); "redo" when it took back an undo (an even number)."""
+        depth = 0
+        while turn.undo_of is not None and depth < 100:
+            target = self.journal.get(turn.undo_of)
+            if target is None:
+                break
+            turn, depth = target, depth + 1
+        if depth == 0:
+            return "change"
+        return "undo" if depth % 2 else "redo"
 
     def _take_back(
         self, session: str, turn: ChangedTurn

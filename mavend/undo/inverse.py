@@ -3,6 +3,7 @@ that an undo can itself be taken back (a redo).
 
     reminder.set / reminder.restore  {ids}         -> cancel them       -> reminder.cancel
     reminder.cancel                  {ids}         -> pending again     -> reminder.restore
+    reminder.edit                    {id, before, after} -> as before   -> reminder.edit
     note.add                         {id, text}    -> delete the note   -> note.delete
     note.delete                      {text}        -> the note again    -> note.add
     fact.add                         {id, key, value, utterance} -> delete -> fact.delete
@@ -47,6 +48,7 @@ class Inverses:
             "reminder.set": self._cancel_reminders,
             "reminder.restore": self._cancel_reminders,
             "reminder.cancel": self._restore_reminders,
+            "reminder.edit": self._put_back_reminder,
             "note.add": self._delete_note,
             "note.delete": self._add_note,
             "fact.add": self._delete_fact,
@@ -88,6 +90,20 @@ class Inverses:
         self.ctx.on_reminders_changed()
         said = f"put back {what}"
         return Undone(Change("reminder.restore", said, {"ids": restored, "what": what}), said)
+
+    def _put_back_reminder(self, change: Change) -> Undone:
+        """A move, rename, pause, snooze or added time, put back as it was."""
+        ref = change.ref
+        what = str(ref.get("what") or "the reminder")
+        reminder_id = int(ref.get("id", 0))
+        if not self.ctx.reminders.put_back(reminder_id, dict(ref.get("before", {})),
+                                           now=self.ctx.now()):  # fmt: skip
+            return Undone(None, f"{what} can't go back: it has fired, gone, or its old time "
+                                "has passed")  # fmt: skip
+        self.ctx.on_reminders_changed()
+        said = f"put {what} back as it was"
+        redo = {**ref, "before": ref.get("after", {}), "after": ref.get("before", {})}
+        return Undone(Change("reminder.edit", f"changed {what} again", redo), said)
 
     # notes and facts -----------------------------------------------------
     def _delete_note(self, change: Change) -> Undone:

@@ -47,7 +47,7 @@ function rows(section, items, draw, empty) {
 
 function draw(state) {
   rows("reminders", state.reminders, (r) => el("li", { "data-id": r.id },
-    el("span", { class: "what" }, r.kind === "timer" ? `⏲ ${r.name || r.text}` : r.text,
+    el("span", { class: "what" }, r.kind === "timer" ? `Timer: ${r.name || r.text}` : r.text,
        el("br"), el("span", { class: "when" },
          r.paused_left != null ? "paused" : when(r.fire_at), r.repeats ? ` · ${r.repeats}` : "")),
     el("button", { onclick: () => post(`/api/reminders/${r.id}/cancel`) }, "Cancel")),
