@@ -155,3 +155,28 @@ def test_a_wrong_token_gets_401_in_the_browser(tmp_path: Path, session_bus: str)
             assert driver.current_url == f"http://127.0.0.1:{port}/"
         finally:
             driver.quit()
+
+
+def test_that_was_wrong_on_the_page_changes_the_next_identical_turn(tmp_path, session_bus):
+    from selenium.webdriver.support.ui import Select
+
+    said = "my nephew loves dinosaurs"  # this file's own words; the classifier asks
+    with served_page(tmp_path, classifier=True) as served:
+        first = served.say(said)
+        assert rows(served.db, "SELECT COUNT(*) FROM notes") == [(0,)], first
+        driver = chromium()
+        try:
+            driver.get(served.url)
+            turn = wait(driver).until(
+                seen.presence_of_element_located((By.CSS_SELECTOR, "#turns li[data-id]"))
+            )
+            assert said in turn.text
+            Select(turn.find_element(By.TAG_NAME, "select")).select_by_value("note")
+            wait(driver).until(seen.text_to_be_present_in_element((By.ID, "status"), "Learned"))
+        finally:
+            driver.quit()
+        served.say(said)
+        assert rows(served.db, "SELECT text FROM notes") == [(said,)]
+        with sqlite3.connect(served.db) as conn:
+            intents = [r[0] for r in conn.execute("SELECT intent FROM turns ORDER BY id")]
+        assert intents[0] != "note" and intents[-1] == "note"

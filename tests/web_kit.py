@@ -44,15 +44,34 @@ class Served:
 
 
 @contextlib.contextmanager
-def served_page(tmp_path: Path, **web: object) -> Iterator[Served]:
-    """The daemon serving its page on 127.0.0.1 (a session bus must be up: `session_bus`)."""
+def served_page(
+    tmp_path: Path, *, classifier: bool = False, **web: object
+) -> Iterator[Served]:
+    """The daemon serving its page on 127.0.0.1 (a session bus must be up: `session_bus`).
+    `classifier`: the real USE classifier behind the grammar (the bank's vectors from the
+    shared cache), its corrections kept in this data directory."""
     port = free_port()
     settings = kit_settings(
         tmp_path, web=WebSettings(enabled=True, listen=f"127.0.0.1:{port}", **web)
     )
     config = tmp_path / "config.toml"
     config.write_text(f'[storage]\ndata_dir = "{tmp_path / "data"}"\n')
-    with daemon_serving(settings, kit_router(settings, real_clock())):
+    model = None
+    if classifier:
+        from mavend import paths
+        from mavend.router.classifier import (
+            USER_EXAMPLES_FILENAME,
+            CentroidClassifier,
+            UseEmbedder,
+        )
+        from tests.conftest import require_model
+
+        model = CentroidClassifier.load(
+            UseEmbedder(require_model("use-multilingual-int8")),
+            user_file=settings.storage.data_path() / USER_EXAMPLES_FILENAME,
+            cache_dir=paths.cache_dir(),
+        )
+    with daemon_serving(settings, kit_router(settings, real_clock(), classifier=model)):
         yield Served(port, settings.storage.database_path(), config)
 
 

@@ -452,22 +452,34 @@ class Memory:
             keep=self.settings.max_records,
         )
 
+    def correct(self, router: Any, utterance: str, intent: Intent) -> bool:
+        """"That was wrong: it was <intent>", about a past turn (the household's page, the
+        owner's): the lesson a spoken "no, I meant ..." teaches the classifier, the
+        utterance with its right label, so the next identical turn goes there. False
+        when memory is off (nothing is learned)."""
+        if not self.enabled:
+            return False
+        return self._add_example(router, utterance, intent)
+
     def _teach(self, router: Any, prev: LastTurn, decision: Decision) -> None:
         """Append the corrected utterance, with its right label, to the classifier's examples."""
         if str(decision.intent) == prev.intent and not prev.candidates:
             return  # the label was right (a slot was wrong): nothing to teach
+        self._add_example(router, prev.utterance, decision.intent)
+
+    def _add_example(self, router: Any, utterance: str, intent: Intent) -> bool:
         try:
             classifier = getattr(router, "classifier", None)
             add = getattr(classifier, "add_example", None) if classifier is not None else None
             if add is None:
-                return
+                return False
             grammar = getattr(router, "grammar", None)
-            text = prev.utterance
-            if grammar is not None:
-                text = grammar.strip_wake_word(text)
-            add(text, decision.intent)
+            text = grammar.strip_wake_word(utterance) if grammar is not None else utterance
+            add(text, intent)
+            return True
         except Exception:  # a missing model or a read-only data dir: the repair still stands
             log.warning("could not add the corrected example to the classifier", exc_info=True)
+            return False
 
     def _credit(self, name: str, *, success: bool) -> None:
         repair = next((r for r in self.table.repairs(self.scope) if r.name == name), None)

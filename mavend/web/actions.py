@@ -9,6 +9,7 @@ from mavend.assistant import Assistant
 from mavend.handlers.reminder_find import label
 from mavend.lists import ListBook
 from mavend.replies import Change
+from mavend.router.decision import Intent
 
 SESSION = "web"
 
@@ -67,6 +68,23 @@ def delete_list_item(a: Assistant, name: str, item_id: int) -> dict[str, Any]:
         "list.remove", f"took {item.text} off the {name} list",
         {"list": name, "texts": [item.text]}))  # fmt: skip
     return {"text": f"Took {item.text} off the {name} list."}
+
+
+def that_was_wrong(a: Assistant, turn_id: int, intent: str) -> dict[str, Any]:
+    """A turn the household says was misunderstood, with what it meant: taught to the
+    classifier as a spoken correction is (memory/engine.py `correct`)."""
+    try:
+        meant = Intent(intent)  # only the seven intents: nothing else reaches the classifier
+    except ValueError:
+        known = ", ".join(i.value for i in Intent)
+        raise ValueError(f"{intent!r} is not one of: {known}") from None
+    with a.store.read() as conn:
+        row = conn.execute("SELECT utterance FROM turns WHERE id = ?", (turn_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"turn {turn_id} is not in the log")
+    if not a.memory.correct(a.router, row["utterance"], meant):
+        return {"text": "Memory is off ([memory] enabled = false): nothing was learned."}
+    return {"text": f"Learned: “{row['utterance']}” means {meant.value}."}
 
 
 def undo(a: Assistant, turn: int) -> dict[str, Any]:

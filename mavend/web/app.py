@@ -110,6 +110,13 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
             methods=["POST"],
         ),
         Route(
+            "/api/turns/{id:int}/wrong/{intent:str}",
+            writer(
+                lambda a, r: actions.that_was_wrong(a, number(r, "id"), r.path_params["intent"])
+            ),
+            methods=["POST"],
+        ),
+        Route(
             "/api/changes/{turn:int}/undo",
             writer(lambda a, r: actions.undo(a, number(r, "turn"))),
             methods=["POST"],

@@ -76,10 +76,23 @@ function draw(state) {
     c.undoable ? el("button", { onclick: () => post(`/api/changes/${c.turn}/undo`) }, "Undo")
                : el("span", { class: "muted" }, c.undone ? "undone" : "can't undo")),
     "Nothing changed yet.");
-  rows("turns", state.turns, (t) => el("li", {},
+  rows("turns", state.turns, (t) => el("li", { "data-id": t.id },
     el("span", { class: "what" }, `“${t.heard}”`, el("br"), t.reply, el("br"),
-       el("span", { class: "decision" }, decided(t))),
-    el("span", { class: "when" }, when(t.at))), "Nothing heard yet.");
+       el("span", { class: "decision" }, decided(t), " · ", when(t.at))),
+    wrong(t)), "Nothing heard yet.");
+}
+
+const INTENTS = ["act", "reminder", "fact", "note", "query", "chat", "system"];
+
+// "That was wrong": what it meant, taught like a spoken "no, I meant ...".
+function wrong(turn) {
+  const choice = el("select", { "aria-label": "what it meant" },
+    el("option", { value: "" }, "Wrong? It meant…"),
+    ...INTENTS.filter((i) => i !== turn.intent).map((i) => el("option", { value: i }, i)));
+  choice.addEventListener("change", () => {
+    if (choice.value) post(`/api/turns/${turn.id}/wrong/${choice.value}`);
+  });
+  return choice;
 }
 
 function decided(turn) {
