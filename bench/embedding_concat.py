@@ -29,12 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.classifier_bench import softmax_head  # noqa: E402
 from bench.e5_numpy import E5Numpy  # noqa: E402
 from mavend.config import parse_settings  # noqa: E402
 from mavend.models import require  # noqa: E402
 from mavend.router.classifier import CentroidClassifier  # noqa: E402
 from mavend.router.embedder import E5Embedder, UseEmbedder  # noqa: E402
-from mavend.router.examples import read_builtin  # noqa: E402
+from mavend.router.examples import LABELS, read_builtin  # noqa: E402
 
 DEV = ROOT.parent / "shared" / "eval" / "router_dev.jsonl"
 OWN = ROOT / "tests" / "data" / "router_own"
@@ -104,6 +105,10 @@ def main() -> int:
     parser.add_argument("--e5-dir", type=Path, help="a pulled multilingual-e5-small folder")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/embedding_concat.npz"))
     parser.add_argument("--weights", default="1.0,0.7,1.4", help="e5's weights in the join")
+    parser.add_argument(
+        "--heads", action="store_true",
+        help="also a trained softmax-regression head on each embedding (issue 24, item 3)",
+    )  # fmt: skip
     args = parser.parse_args()
     bank = read_builtin(None)
     dev = [json.loads(line) for line in DEV.read_text().splitlines() if line.strip()]
@@ -121,6 +126,20 @@ def main() -> int:
         )
         print(f"{name:<14} dev {100 * accuracy(classifier, dev):5.1f} %   "
               f"own {100 * accuracy(classifier, own):5.1f} %", flush=True)  # fmt: skip
+        if args.heads:
+            bank_x = embedder.embed([e.text for e in bank])
+            labels = np.array([LABELS.index(e.intent) for e in bank])
+            predict = softmax_head(bank_x, labels)["softmax-regression head"]
+            scores = []
+            for rows in (dev, own):
+                guesses = predict(embedder.embed([r["text"] for r in rows]))
+                right = sum(
+                    g in ASKED if r["intent"] in ("oos", *ASKED) else g == r["intent"]
+                    for g, r in zip(guesses, rows, strict=True)
+                )
+                scores.append(100 * right / len(rows))
+            print(f"{'  + trained head':<14} dev {scores[0]:5.1f} %   own {scores[1]:5.1f} %",
+                  flush=True)  # fmt: skip
     return 0
 
 
