@@ -35,7 +35,7 @@ SAID = [
     "cross eggs off the shopping list",
     "what did you just do",
 ]
-VIEWS = ("reminders", "lists", "notes", "changes", "turns")
+VIEWS = ("reminders", "lists", "notes", "changes", "turns", "memory")
 SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 

@@ -245,3 +245,32 @@ def test_the_units_open_ip_only_when_the_page_is_on() -> None:
         unit.UnitPlan("user", ("/bin/mavend",), data_dirs=(Path("/tmp/d"),), page="127.0.0.1")
     )
     assert "RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6" in user
+
+
+def test_memory_is_shown_and_forgotten_only_for_the_owner(served) -> None:
+    from datetime import datetime
+
+    from mavend.config import Settings
+    from mavend.memory.records import MemoryTable
+    from mavend.state.store import Store
+
+    page, db, _config = served
+    owner = Settings().memory.scope
+    table = MemoryTable(Store(db))
+    now = datetime.now().astimezone()
+    for scope, said in ((owner, "kill the lights"), ("guest", "lights off mate")):
+        table.add_habit(scope=scope, utterance=said, intent="act", fn="lights_off", args={},
+                        confidence=1.0, source="corrected", now=now, keep=100)  # fmt: skip
+    table.store.close()
+    page.open()
+    state = page.state()
+    assert state["satellites"] == []
+    said = [h["said"] for h in state["memory"]["habits"]]
+    assert said == ["kill the lights"]  # another scope's memory is not the page's
+    mine = state["memory"]["habits"][0]["id"]
+    assert page.post(f"/api/memory/{mine}/forget")[0] == 200
+    with sqlite3.connect(db) as conn:
+        left = conn.execute("SELECT scope FROM memory ORDER BY id").fetchall()
+        guest = conn.execute("SELECT id FROM memory WHERE scope = 'guest'").fetchone()[0]
+    assert left == [("guest",)]
+    assert page.post(f"/api/memory/{guest}/forget")[0] == 404

@@ -283,7 +283,9 @@ class Daemon:
         if self.options.dbus_api:
             services.append(("dbus-api", self._serve_api))
         if settings.web.enabled:  # the household's page (mavend/web/)
-            page = PageService(settings, lambda: self.assistant, self.run_in_turn)
+            page = PageService(
+                settings, lambda: self.assistant, self.run_in_turn, self.satellites_status
+            )
             self.observers.append(page)
             services.append(("web", page.run))
         if self.options.audio:

@@ -26,8 +26,10 @@ class PageService:
         settings: Settings,
         current: Callable[[], Assistant | None],
         run_in_turn: Callable[[Callable[[Assistant], Any]], Awaitable[Any]],
+        satellites: Callable[[], Awaitable[list[dict[str, Any]]]],
     ) -> None:
         self._current, self._run_in_turn = current, run_in_turn
+        self._satellites = satellites
         self.events = Events()
         app = build_app(settings, self, self.events, login_token(settings))
         self.server = QuietServer(app, settings)
@@ -42,6 +44,9 @@ class PageService:
 
     async def write(self, job: Callable[[Assistant], T]) -> T:
         return await self._run_in_turn(job)
+
+    async def satellites(self) -> list[dict[str, Any]]:
+        return await self._satellites()
 
     # the daemon's observer: a turn or a firing changes what the page shows ------
     def transcript(self, text: str, confidence: float) -> None: ...

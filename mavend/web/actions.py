@@ -87,6 +87,16 @@ def that_was_wrong(a: Assistant, turn_id: int, intent: str) -> dict[str, Any]:
     return {"text": f"Learned: “{row['utterance']}” means {meant.value}."}
 
 
+def forget_memory(a: Assistant, record_id: int) -> dict[str, Any]:
+    """One habit or repair of the owner's, forgotten (`mavend memory forget` does the same)."""
+    engine = a.memory
+    mine = {h.id for h in engine.table.habits(engine.scope, 100_000)}
+    mine |= {r.id for r in engine.table.repairs(engine.scope)}
+    if record_id not in mine or not engine.table.delete(record_id):
+        raise NotFound(f"memory {record_id} is gone")
+    return {"text": "Forgotten."}
+
+
 def undo(a: Assistant, turn: int) -> dict[str, Any]:
     reply = a.undo.undo_turn(turn, SESSION)
     if reply.outcome != "done":

@@ -42,6 +42,10 @@ class Backend(Protocol):
         """Run `job` in the turn worker, one at a time with the turns."""
         ...
 
+    def satellites(self) -> Awaitable[list[dict[str, Any]]]:
+        """Each configured satellite: name, uri, room, state, last error."""
+        ...
+
 
 def build_app(settings: Settings, backend: Backend, events: Events, token: str) -> ASGIApp:
     csrf = secrets.token_urlsafe(24)  # per process: a page from before a restart reloads
@@ -53,6 +57,7 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
 
     async def state(request: Request) -> Response:
         data = await asyncio.to_thread(views.state, backend.assistant())
+        data["satellites"] = await backend.satellites()
         return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
     async def stream(request: Request) -> Response:
@@ -114,6 +119,11 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
             writer(
                 lambda a, r: actions.that_was_wrong(a, number(r, "id"), r.path_params["intent"])
             ),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/memory/{id:int}/forget",
+            writer(lambda a, r: actions.forget_memory(a, number(r, "id"))),
             methods=["POST"],
         ),
         Route(

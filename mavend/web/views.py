@@ -44,6 +44,7 @@ def state(assistant: Assistant) -> dict[str, Any]:
         ],
         "turns": turns(assistant),
         "changes": changes(assistant),
+        "memory": memory(assistant),
     }
 
 
@@ -87,3 +88,25 @@ def changes(assistant: Assistant) -> list[dict[str, Any]]:
         }
         for t in assistant.undo.journal.latest(RECENT_TURNS)
     ]
+
+
+def memory(assistant: Assistant) -> dict[str, Any]:
+    """What memory learned for the owner: phrasing habits and repairs that worked."""
+    engine = assistant.memory
+    if not engine.enabled:
+        return {"enabled": False, "habits": [], "repairs": []}
+    habits = engine.table.habits(engine.scope, RECENT_TURNS)
+    repairs = engine.table.repairs(engine.scope)
+    return {
+        "enabled": True,
+        "habits": [
+            {"id": h.id, "said": h.utterance, "intent": h.intent, "fn": h.fn,
+             "source": h.source, "at": h.at}
+            for h in habits
+        ],
+        "repairs": [
+            {"id": r.id, "said": r.utterance, "intent": r.intent, "fn": r.fn,
+             "worked": r.successes, "failed": r.failures, "at": r.at}
+            for r in repairs
+        ],
+    }  # fmt: skip

@@ -80,6 +80,21 @@ function draw(state) {
     el("span", { class: "what" }, `“${t.heard}”`, el("br"), t.reply, el("br"),
        el("span", { class: "decision" }, decided(t), " · ", when(t.at))),
     wrong(t)), "Nothing heard yet.");
+  const learned = [
+    ...state.memory.repairs.map((r) => ({ ...r, kind: "repair",
+      detail: `means ${r.intent}${r.fn ? ` (${r.fn})` : ""} · worked ${r.worked}, failed ${r.failed}` })),
+    ...state.memory.habits.map((h) => ({ ...h, kind: "habit",
+      detail: `${h.intent}${h.fn ? ` (${h.fn})` : ""} · ${h.source}` })),
+  ];
+  rows("memory", learned, (m) => el("li", { "data-id": m.id },
+    el("span", { class: "what" }, `“${m.said}”`, el("br"),
+       el("span", { class: "when" }, `${m.kind}: ${m.detail}`)),
+    el("button", { onclick: () => post(`/api/memory/${m.id}/forget`, `Forget “${m.said}”?`) },
+       "Forget")), state.memory.enabled ? "Nothing learned yet." : "Memory is off.");
+  rows("rooms", state.satellites, (s) => el("li", {},
+    el("span", { class: "what" }, `${s.name}${s.room ? ` (${s.room})` : ""}`, el("br"),
+       el("span", { class: "when" }, [s.state, s.error || s.last_error || ""].filter(Boolean).join(" · "))),
+    el("span", { class: "muted" }, s.uri || "")), "No satellites: only this box listens.");
 }
 
 const INTENTS = ["act", "reminder", "fact", "note", "query", "chat", "system"];
