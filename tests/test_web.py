@@ -274,3 +274,40 @@ def test_memory_is_shown_and_forgotten_only_for_the_owner(served) -> None:
         guest = conn.execute("SELECT id FROM memory WHERE scope = 'guest'").fetchone()[0]
     assert left == [("guest",)]
     assert page.post(f"/api/memory/{guest}/forget")[0] == 404
+
+
+def test_a_reminder_is_snoozed_and_edited_and_a_note_edited_from_the_page(served) -> None:
+    page, db, config = served
+    say(config, "remind me to call the plumber at 5 pm")
+    say(config, "remember that the boiler code is 1234")
+    page.open()
+    (reminder,) = page.state()["reminders"]
+    fire = "SELECT text, fire_at FROM reminders"
+    with sqlite3.connect(db) as conn:
+        (text, before), = conn.execute(fire).fetchall()
+    assert page.post(f"/api/reminders/{reminder['id']}/snooze/10")[0] == 200
+    with sqlite3.connect(db) as conn:
+        (_, snoozed), = conn.execute(fire).fetchall()
+    assert snoozed[11:16] == "17:10" and before[11:16] == "17:00"
+    code, body = page.post(f"/api/reminders/{reminder['id']}/edit")  # nothing to change
+    assert code == 400 and "say what to change" in body["error"]
+    edited = json.dumps({"text": "call the electrician", "when": "tomorrow at 9 am"})
+    conn = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10)
+    conn.request("POST", f"/api/reminders/{reminder['id']}/edit", body=edited,
+                 headers={"X-Mavend-CSRF": page.csrf, "Content-Type": "application/json"})
+    assert conn.getresponse().status == 200
+    with sqlite3.connect(db) as db_conn:
+        (text, moved), = db_conn.execute(fire).fetchall()
+    assert text == "call the electrician" and moved[11:16] == "09:00"
+    # The edit is one change: undone from the page, the words and the time go back.
+    change = page.state()["changes"][0]
+    assert page.post(f"/api/changes/{change['turn']}/undo")[0] == 200
+    with sqlite3.connect(db) as db_conn:
+        assert db_conn.execute(fire).fetchall() == [("call the plumber", snoozed)]
+    (note,) = page.state()["notes"]
+    conn = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10)
+    conn.request("POST", f"/api/notes/{note['id']}/edit",
+                 body=json.dumps({"text": "the boiler code is 4321"}),
+                 headers={"X-Mavend-CSRF": page.csrf, "Content-Type": "application/json"})
+    assert conn.getresponse().status == 200
+    assert [n["text"] for n in page.state()["notes"]] == ["the boiler code is 4321"]

@@ -38,6 +38,11 @@ def browser() -> Iterator:
         driver.quit()
 
 
+def button(element, label: str):
+    """The button labelled `label` inside `element`."""
+    return element.find_element(By.XPATH, f".//button[normalize-space()='{label}']")
+
+
 def wait(driver, seconds: float = 10.0) -> WebDriverWait:
     return WebDriverWait(driver, seconds, poll_frequency=0.1)
 
@@ -52,7 +57,7 @@ def test_a_reminder_said_appears_without_a_reload_and_is_cancelled_by_a_click(pa
     )
     assert "book the boiler service" in item.text
     assert browser.execute_script("return performance.getEntriesByType('navigation').length") == 1
-    item.find_element(By.TAG_NAME, "button").click()
+    button(item, "Cancel").click()
     wait(browser).until(seen.text_to_be_present_in_element((By.ID, "reminders"), "Nothing set."))
     assert rows(page.db, "SELECT text, status FROM reminders") == [
         ("book the boiler service", "cancelled")
@@ -62,7 +67,7 @@ def test_a_reminder_said_appears_without_a_reload_and_is_cancelled_by_a_click(pa
         seen.presence_of_element_located((By.CSS_SELECTOR, "#changes li[data-turn]"))
     )
     assert "cancelled book the boiler service" in change.text
-    change.find_element(By.TAG_NAME, "button").click()
+    button(change, "Undo").click()
     wait(browser).until(
         seen.text_to_be_present_in_element((By.ID, "reminders"), "book the boiler service")
     )
@@ -75,12 +80,12 @@ def test_a_delete_asks_first_and_a_no_keeps_the_note(page, browser):
     note = wait(browser).until(
         seen.presence_of_element_located((By.CSS_SELECTOR, "#notes li[data-id]"))
     )
-    note.find_element(By.TAG_NAME, "button").click()
+    button(note, "Delete").click()
     asked = wait(browser).until(seen.alert_is_present())
     assert "stopcock" in asked.text
     asked.dismiss()
     assert rows(page.db, "SELECT COUNT(*) FROM notes") == [(1,)]
-    note.find_element(By.TAG_NAME, "button").click()
+    button(note, "Delete").click()
     wait(browser).until(seen.alert_is_present()).accept()
     wait(browser).until(seen.text_to_be_present_in_element((By.ID, "notes"), "No notes."))
     assert rows(page.db, "SELECT COUNT(*) FROM notes") == [(0,)]

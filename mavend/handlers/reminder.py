@@ -204,9 +204,10 @@ class ReminderHandler:
         if reply.changes:
             return reply
         # What the command did, read off the table: a timer set, a move, a pause, a snooze.
-        return replace(reply, changes=self._changed_since(before))
+        return replace(reply, changes=self.changed_since(before))
 
-    def _changed_since(self, before: Mapping[int, Mapping[str, Any]]) -> tuple[Change, ...]:
+    def changed_since(self, before: Mapping[int, Mapping[str, Any]]) -> tuple[Change, ...]:
+        """What happened to the pending reminders since `before` (`snapshots()`), as changes."""
         now = self.ctx.now()
         after = self.ctx.reminders.snapshots()
         changes: list[Change] = []

@@ -149,6 +149,16 @@ class NoteBook:
             )
         return Note(int(cursor.lastrowid or 0), text, at)
 
+    def edit(
+        self, note_id: int, text: str, *, embedding: np.ndarray | None = None, embedder: str = ""
+    ) -> bool:
+        """New words for a note (the page's edit), with their embedding; False if gone."""
+        with self.store.write("changing a note") as conn:
+            return conn.execute(
+                "UPDATE notes SET text = ?, embedding = ?, embedder = ? WHERE id = ?",
+                (text, vector_blob(embedding), embedder, note_id),
+            ).rowcount > 0
+
     def delete(self, note_id: int) -> bool:
         """Take one note back ("undo that"); False when it was already gone."""
         with self.store.write("taking a note back") as conn:

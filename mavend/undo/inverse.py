@@ -6,6 +6,7 @@ that an undo can itself be taken back (a redo).
     reminder.edit                    {id, before, after} -> as before   -> reminder.edit
     note.add                         {id, text}    -> delete the note   -> note.delete
     note.delete                      {text}        -> the note again    -> note.add
+    note.edit                        {id, before, after} -> old words   -> note.edit
     fact.add                         {id, key, value, utterance} -> delete -> fact.delete
     fact.delete                      {key, value, utterance}     -> again  -> fact.add
     list.add                         {list, added, reopened}     -> off / ticked again
@@ -51,6 +52,7 @@ class Inverses:
             "reminder.edit": self._put_back_reminder,
             "note.add": self._delete_note,
             "note.delete": self._add_note,
+            "note.edit": self._note_back,
             "fact.add": self._delete_fact,
             "fact.delete": self._add_fact,
             "list.add": self._take_off_list,
@@ -119,6 +121,17 @@ class Inverses:
         note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
         what = f"noted “{text}” again"
         return Undone(Change("note.add", what, {"id": note.id, "text": text}), what)
+
+    def _note_back(self, change: Change) -> Undone:
+        ref = change.ref
+        before, after = str(ref.get("before", "")), str(ref.get("after", ""))
+        vector, embedder = self.ctx.embed(before)
+        if not self.ctx.notes.edit(int(ref.get("id", 0)), before, embedding=vector,
+                                   embedder=embedder):  # fmt: skip
+            return Undone(None, "that note had already gone")
+        said = f"changed the note back to “{before}”"
+        redo = {**ref, "before": after, "after": before}
+        return Undone(Change("note.edit", f"changed the note to “{after}” again", redo), said)
 
     def _delete_fact(self, change: Change) -> Undone:
         ref = dict(change.ref)

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from mavend.assistant import Assistant
+from mavend.errors import MavendError
 from mavend.handlers.reminder_find import label
+from mavend.language.timeparse import resolve_time
 from mavend.lists import ListBook
 from mavend.replies import Change
 from mavend.router.decision import Intent
@@ -33,6 +35,70 @@ def cancel_reminder(a: Assistant, reminder_id: int) -> dict[str, Any]:
     _record(a, "cancel on the page", Change(
         "reminder.cancel", f"cancelled {what}", {"ids": [reminder_id], "what": what}))  # fmt: skip
     return {"text": f"Cancelled {what}."}
+
+
+def snooze_reminder(a: Assistant, reminder_id: int, minutes: int) -> dict[str, Any]:
+    """Later by `minutes` (a paused timer: that much more left)."""
+    if not 1 <= minutes <= 24 * 60:
+        raise ValueError("snooze by 1 minute to a day")
+    return _edit_reminder(a, reminder_id, "snooze on the page",
+                          lambda: a.ctx.reminders.shift(reminder_id, minutes * 60.0,
+                                                        now=a.ctx.now()))  # fmt: skip
+
+
+def edit_reminder(a: Assistant, reminder_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    """New words and/or a new time, the time said as to the assistant ("tomorrow at 6")."""
+    text = str(body.get("text") or "").strip()
+    when_said = str(body.get("when") or "").strip()
+    now = a.ctx.now()
+    when = None
+    if when_said:
+        resolved = resolve_time(when_said, now)
+        if resolved is None:
+            raise ValueError(f"I can't read “{when_said}” as a time")
+        when = resolved.when
+
+    def apply() -> Any:
+        if text:
+            a.ctx.reminders.rename(reminder_id, text)
+        if when is not None:
+            a.ctx.reminders.move(reminder_id, when, now=now)
+
+    if not text and when is None:
+        raise ValueError("say what to change: the words, the time, or both")
+    return _edit_reminder(a, reminder_id, "edit on the page", apply)
+
+
+def _edit_reminder(a: Assistant, reminder_id: int, said: str, apply: Any) -> dict[str, Any]:
+    before = a.ctx.reminders.snapshots()
+    if reminder_id not in before:
+        raise NotFound(f"reminder {reminder_id} is not pending")
+    try:
+        apply()
+    except MavendError as exc:
+        raise ValueError(str(exc)) from None
+    a.ctx.on_reminders_changed()
+    changes = a.handler.reminders.changed_since(before)
+    if changes:
+        a.undo.journal.record(SESSION, said, changes, a.ctx.now())
+    reminder = a.ctx.reminders.get(reminder_id)
+    return {"text": f"Changed {label(reminder)}."}
+
+
+def edit_note(a: Assistant, note_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    text = str(body.get("text") or "").strip()
+    if not text:
+        raise ValueError("a note needs some words")
+    with a.store.read() as conn:
+        row = conn.execute("SELECT text FROM notes WHERE id = ?", (note_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"note {note_id} is gone")
+    vector, embedder = a.ctx.embed(text)
+    a.ctx.notes.edit(note_id, text, embedding=vector, embedder=embedder)
+    _record(a, "edit on the page", Change(
+        "note.edit", f"changed the note “{row['text']}” to “{text}”",
+        {"id": note_id, "before": row["text"], "after": text}))  # fmt: skip
+    return {"text": "Changed the note."}
 
 
 def delete_note(a: Assistant, note_id: int) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from importlib import resources
@@ -72,10 +73,14 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
     def writer(job: Callable[[Assistant, Request], Any]) -> Handler:
         async def run(request: Request) -> Response:
             try:
+                body = await request.body()
+                request.state.body = json.loads(body) if body.strip() else {}
+                if not isinstance(request.state.body, dict):
+                    raise ValueError("the body must be a JSON object")
                 result = await backend.write(lambda a: job(a, request))
             except actions.NotFound as exc:
                 return JSONResponse({"error": str(exc)}, status_code=404)
-            except ValueError as exc:
+            except ValueError as exc:  # json.JSONDecodeError is one too
                 return JSONResponse({"error": str(exc)}, status_code=400)
             events.publish("changed", by="page")
             return JSONResponse(result)
@@ -95,6 +100,21 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
         Route(
             "/api/reminders/{id:int}/cancel",
             writer(lambda a, r: actions.cancel_reminder(a, number(r, "id"))),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/reminders/{id:int}/snooze/{minutes:int}",
+            writer(lambda a, r: actions.snooze_reminder(a, number(r, "id"), number(r, "minutes"))),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/reminders/{id:int}/edit",
+            writer(lambda a, r: actions.edit_reminder(a, number(r, "id"), r.state.body)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/notes/{id:int}/edit",
+            writer(lambda a, r: actions.edit_note(a, number(r, "id"), r.state.body)),
             methods=["POST"],
         ),
         Route(

@@ -28,15 +28,15 @@ function say(text) {
   say.timer = setTimeout(() => status.classList.remove("shown"), 4000);
 }
 
-async function post(path, question) {
+async function post(path, question, body = {}) {
   if (question && !window.confirm(question)) return;
   const response = await fetch(path, {
     method: "POST",
     headers: { "X-Mavend-CSRF": CSRF, "Content-Type": "application/json" },
-    body: "{}",
+    body: JSON.stringify(body),
   });
-  const body = await response.json().catch(() => ({}));
-  say(body.text || body.error || `failed (${response.status})`);
+  const answer = await response.json().catch(() => ({}));
+  say(answer.text || answer.error || `failed (${response.status})`);
   await refresh();
 }
 
@@ -50,7 +50,10 @@ function draw(state) {
     el("span", { class: "what" }, r.kind === "timer" ? `Timer: ${r.name || r.text}` : r.text,
        el("br"), el("span", { class: "when" },
          r.paused_left != null ? "paused" : when(r.fire_at), r.repeats ? ` · ${r.repeats}` : "")),
-    el("button", { onclick: () => post(`/api/reminders/${r.id}/cancel`) }, "Cancel")),
+    el("span", { class: "actions" },
+      el("button", { onclick: () => post(`/api/reminders/${r.id}/snooze/10`) }, "+10 min"),
+      el("button", { onclick: () => editReminder(r) }, "Edit"),
+      el("button", { onclick: () => post(`/api/reminders/${r.id}/cancel`) }, "Cancel"))),
     "Nothing set.");
   const lists = document.querySelector("#lists .lists");
   lists.replaceChildren(...(state.lists.length ? state.lists.map((l) => el("div", {},
@@ -63,8 +66,10 @@ function draw(state) {
     : [el("p", { class: "empty" }, "No lists yet.")]));
   rows("notes", state.notes, (n) => el("li", { "data-id": n.id },
     el("span", { class: "what" }, n.text, el("br"), el("span", { class: "when" }, when(n.at))),
-    el("button", { onclick: () => post(`/api/notes/${n.id}/delete`, `Delete the note “${n.text}”?`) },
-       "Delete")), "No notes.");
+    el("span", { class: "actions" },
+      el("button", { onclick: () => editNote(n) }, "Edit"),
+      el("button", { onclick: () => post(`/api/notes/${n.id}/delete`, `Delete the note “${n.text}”?`) },
+         "Delete"))), "No notes.");
   rows("facts", state.facts, (f) => el("li", { "data-id": f.id },
     el("span", { class: "what" }, f.said || `${f.key}: ${f.value}`, el("br"),
        el("span", { class: "when" }, `${f.key} · ${when(f.at)}`)),
@@ -95,6 +100,19 @@ function draw(state) {
     el("span", { class: "what" }, `${s.name}${s.room ? ` (${s.room})` : ""}`, el("br"),
        el("span", { class: "when" }, [s.state, s.error || s.last_error || ""].filter(Boolean).join(" · "))),
     el("span", { class: "muted" }, s.uri || "")), "No satellites: only this box listens.");
+}
+
+function editReminder(r) {
+  const text = window.prompt("What should it say?", r.text);
+  if (text === null) return;
+  const when = window.prompt("When? Say it as you would to me (\"tomorrow at 6\"); empty keeps the time.", "");
+  if (when === null) return;
+  post(`/api/reminders/${r.id}/edit`, null, { text: text === r.text ? "" : text, when });
+}
+
+function editNote(n) {
+  const text = window.prompt("The note:", n.text);
+  if (text !== null && text !== n.text) post(`/api/notes/${n.id}/edit`, null, { text });
 }
 
 const INTENTS = ["act", "reminder", "fact", "note", "query", "chat", "system"];
