@@ -399,7 +399,7 @@ class Assistant:
                 self.ctx.now(),
                 text,
                 intent=str(decision.intent) if decision else "",
-                decision=decision.to_json() if decision else None,
+                decision=self._logged(decision) if decision else None,
                 reply=reply.text,
                 outcome=str(reply.outcome),
                 error_class=reply.error_class,
@@ -408,6 +408,16 @@ class Assistant:
         except StorageError as exc:
             log.error("the turn could not be logged: %s", exc)
 
+
+    def _logged(self, decision: Decision) -> dict[str, Any]:
+        """The decision as the turn log keeps it: `route --json`'s fields, each stage's
+        time and, when the LLM was asked, where it ran ("local" or the remote "openai")."""
+        logged = decision.to_json()
+        if decision.stage_ms:
+            logged["stage_ms"] = {k: round(v, 2) for k, v in decision.stage_ms.items()}
+            if "llm" in decision.stage_ms:
+                logged["llm"] = self.settings.llm.backend
+        return logged
 
     def _keep_changes(self, session: str, text: str, reply: Reply) -> None:
         try:

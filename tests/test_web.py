@@ -156,8 +156,11 @@ def test_notes_and_list_items_are_deleted_from_the_page(served) -> None:
         assert conn.execute("SELECT COUNT(*) FROM notes").fetchone() == (0,)
         assert conn.execute("SELECT text FROM list_items").fetchall() == [("lentils",)]
     # What was heard, with its decision, is on the page too.
-    heard = [t["heard"] for t in page.state()["turns"]]
-    assert "add lentils and rice to the shopping list" in heard
+    turns = {t["heard"]: t for t in page.state()["turns"]}
+    assert "add lentils and rice to the shopping list" in turns
+    noted = turns["remember that the wifi box is behind the sofa"]["decision"]
+    assert noted["decided_by"] == "grammar" and noted["stage_ms"]["grammar"] >= 0
+    assert "llm" not in noted  # no LLM was asked
 
 
 @pytest.fixture

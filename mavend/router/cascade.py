@@ -101,7 +101,8 @@ class Router:
                 warm()
 
     def route(self, utterance: str, *, context: str = "") -> Decision:
-        return self.route_traced(utterance, context=context)[0]
+        decision, trace = self.route_traced(utterance, context=context)
+        return replace(decision, stage_ms=dict(trace.stage_ms)) if trace.stage_ms else decision
 
     def decide_as(
         self,

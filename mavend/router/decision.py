@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -128,6 +129,9 @@ class Decision:
     continued: bool = False
     # Which decider named the intent: grammar, llm, classifier, habit, repair, gate.
     decided_by: str = ""
+    # How long each stage took (ms), set by the router: the turn log and the page show
+    # it. Not part of the decision's identity, nor of `mavend route --json`.
+    stage_ms: Mapping[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def needs_clarify(self) -> bool:

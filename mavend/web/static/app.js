@@ -130,9 +130,12 @@ function wrong(turn) {
 
 function decided(turn) {
   const d = turn.decision || {};
-  const parts = [turn.intent || "-", d.stage ? `by ${d.stage}` : "", d.decided_by || "",
+  const stages = Object.entries(d.stage_ms || {}).map(([s, ms]) => `${s} ${ms.toFixed(1)}`);
+  const parts = [turn.intent || "-", d.decided_by || "",
                  d.confidence != null ? `${Math.round(d.confidence * 100)} %` : "",
-                 `${turn.ms} ms`, turn.outcome];
+                 d.llm ? `LLM ${d.llm === "local" ? "local" : "remote"}` : "",
+                 stages.length ? `stages ${stages.join(", ")} ms` : "",
+                 `${turn.ms} ms in all`, turn.outcome];
   return parts.filter(Boolean).join(" · ");
 }
 
