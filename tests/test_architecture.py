@@ -42,7 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("scheduler",),
     ("handlers",),
     ("lists", "conversation"),
-    ("undo",),
+    ("undo", "doctor"),
     ("assistant",),
     ("api", "wyoming", "web"),
     ("daemon", "system"),

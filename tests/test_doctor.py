@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.cli.doctor import check_data_dir, check_models, check_session_bus, run_checks
+from mavend.doctor.checks import check_data_dir, check_models, check_session_bus, run_checks
 from mavend.config import Settings, parse_settings
 from tests.conftest import require_model
 

@@ -362,7 +362,7 @@ def test_the_key_settings_are_checked_and_never_shown(tmp_path: Path) -> None:
 
 
 def test_doctor_names_the_backend_and_whether_models_answered(tmp_path: Path) -> None:
-    from mavend.cli.doctor import check_llm
+    from mavend.doctor.checks import check_llm
 
     key_file = tmp_path / "key"
     key_file.write_text(KEY)

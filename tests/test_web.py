@@ -314,3 +314,18 @@ def test_a_reminder_is_snoozed_and_edited_and_a_note_edited_from_the_page(served
                  headers={"X-Mavend-CSRF": page.csrf, "Content-Type": "application/json"})
     assert conn.getresponse().status == 200
     assert [n["text"] for n in page.state()["notes"]] == ["the boiler code is 4321"]
+
+
+def test_the_page_runs_the_doctors_checks_without_loading_a_second_llm(served) -> None:
+    page, _db, _config = served
+    page.open()
+    response, body = page.request("GET", "/api/doctor")
+    assert response.status == 200
+    checks = {c["check"]: c for c in json.loads(body)}
+    assert checks["data dir"]["ok"] is True
+    # The test's own bus has no notification server: the check says so, with the fix.
+    bus = checks["session bus"]
+    assert bus["ok"] is False and bus["detail"].startswith("connected, but no notification")
+    assert "dunst" in bus["fix"]
+    assert checks["llm"] == {"check": "llm", "ok": True, "fix": "",
+                             "detail": "not loaded again here: `mavend doctor` checks it"}

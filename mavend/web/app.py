@@ -61,6 +61,12 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
         data["satellites"] = await backend.satellites()
         return JSONResponse(data, headers={"Cache-Control": "no-store"})
 
+    async def checks(request: Request) -> Response:
+        from mavend.doctor import run_checks
+
+        found = await asyncio.to_thread(run_checks, settings, llm=False)
+        return JSONResponse([c.to_json() for c in found], headers={"Cache-Control": "no-store"})
+
     async def stream(request: Request) -> Response:
         return StreamingResponse(
             events.stream(),
@@ -97,6 +103,7 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
         Route("/", index),
         Route("/api/state", state),
         Route("/api/events", stream),
+        Route("/api/doctor", checks),
         Route(
             "/api/reminders/{id:int}/cancel",
             writer(lambda a, r: actions.cancel_reminder(a, number(r, "id"))),

@@ -152,5 +152,16 @@ function listen() {
   for (const kind of ["changed", "turn", "fired"]) source.addEventListener(kind, refresh);
 }
 
+async function runChecks() {
+  const list = document.querySelector("#checks .rows");
+  list.replaceChildren(el("li", { class: "empty" }, "Checking…"));
+  const response = await fetch("/api/doctor", { cache: "no-store" });
+  const checks = response.ok ? await response.json() : [];
+  list.replaceChildren(...checks.map((c) => el("li", { class: c.ok ? "ok" : "failing" },
+    el("span", { class: "what" }, `${c.ok ? "ok" : "FAILING"} · ${c.check}: ${c.detail}`,
+       ...(c.ok || !c.fix ? [] : [el("br"), el("span", { class: "when" }, `fix: ${c.fix}`)])))));
+}
+
+document.getElementById("run-checks").addEventListener("click", runChecks);
 refresh();
 listen();
