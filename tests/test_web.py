@@ -329,3 +329,33 @@ def test_the_page_runs_the_doctors_checks_without_loading_a_second_llm(served) -
     assert "dunst" in bus["fix"]
     assert checks["llm"] == {"check": "llm", "ok": True, "fix": "",
                              "detail": "not loaded again here: `mavend doctor` checks it"}
+
+
+def _post_json(page: Page, path: str, body: dict) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", page.port, timeout=10)
+    conn.request("POST", path, body=json.dumps(body),
+                 headers={"X-Mavend-CSRF": page.csrf, "Content-Type": "application/json"})
+    return conn.getresponse().status
+
+
+def test_a_list_item_and_a_fact_are_edited_and_the_edit_undone(served) -> None:
+    page, db, config = served
+    say(config, "add oat milk to the shopping list")
+    page.open()
+    (item,) = page.state()["lists"][0]["items"]
+    path = f"/api/lists/shopping/items/{item['id']}/edit"
+    assert _post_json(page, path, {"text": "soy milk"}) == 200
+    assert _post_json(page, path, {"text": "   "}) == 400
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT text FROM list_items").fetchall() == [("soy milk",)]
+    (change, *_) = page.state()["changes"]
+    assert page.post(f"/api/changes/{change['turn']}/undo")[0] == 200
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT text FROM list_items").fetchall() == [("oat milk",)]
+        conn.execute("INSERT INTO facts (key, value, at, at_ts, utterance) VALUES"
+                     " ('weight', '81 kg', '2026-12-03T08:00:00+01:00', 0, 'i weigh 81 kg')")
+    (fact,) = page.state()["facts"]
+    assert _post_json(page, f"/api/facts/{fact['id']}/edit", {"value": "80 kg"}) == 200
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT value FROM facts").fetchall() == [("80 kg",)]
+    assert _post_json(page, "/api/facts/99999/edit", {"value": "1"}) == 404

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from mavend.lists.items import Item, clean_text, core_of, item_problem, make_item
+from mavend.lists.items import Item, clean_text, core_of, item_problem, make_item, make_key
 from mavend.lists.names import DEFAULT_LIST, spoken_name
 from mavend.state.store import Store, iso
 
@@ -140,6 +140,20 @@ class ListBook:
             if list_id is None:
                 list_id = _new_list(conn, name, now)
             return _add_items(conn, list_id, existing, items, now)
+
+    def rename_item(self, name: str, item_id: int, text: str) -> ListItem | None:
+        """New words for an item (the page's edit); None when it is not on the list."""
+        text = clean_text(text)
+        if not text:
+            raise ListInputError("an item needs some words")
+        with self.store.write("changing a list item") as conn:
+            list_id = _list_id(conn, name)
+            if list_id is None or not conn.execute(
+                "UPDATE list_items SET text = ?, key = ? WHERE id = ? AND list_id = ?",
+                (text, make_key(text), item_id, list_id),
+            ).rowcount:
+                return None
+        return next((i for i in self.items(name) or [] if i.id == item_id), None)
 
     def remove(self, name: str, ids: Iterable[int]) -> list[int]:
         """Delete the items; the ids that were there (and are now gone)."""

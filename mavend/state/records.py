@@ -71,6 +71,13 @@ class FactLog:
             )
         return Fact(int(cursor.lastrowid or 0), key, value, at, utterance)
 
+    def edit(self, fact_id: int, value: str) -> bool:
+        """A logged value corrected (the page's edit); False when it is gone."""
+        with self.store.write("changing a fact") as conn:
+            return conn.execute(
+                "UPDATE facts SET value = ? WHERE id = ?", (value, fact_id)
+            ).rowcount > 0
+
     def delete(self, fact_id: int) -> bool:
         """Take one logged fact back ("undo that"); False when it was already gone."""
         with self.store.write("taking a fact back") as conn:

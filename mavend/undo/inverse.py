@@ -12,6 +12,7 @@ that an undo can itself be taken back (a redo).
     list.add                         {list, added, reopened}     -> off / ticked again
     list.remove                      {list, texts} -> back on the list  -> list.add
     list.tick / list.untick          {list, ids}   -> the other way     -> list.untick / tick
+    list.edit / fact.edit / note.edit {id, before, after} -> the old words back
 
 Anything else, or a change recorded as not undoable (a command that ran), is refused
 with a sentence saying why; nothing here ever runs an act.
@@ -59,6 +60,8 @@ class Inverses:
             "list.remove": self._put_back_on_list,
             "list.tick": lambda c: self._tick(c, done=False),
             "list.untick": lambda c: self._tick(c, done=True),
+            "list.edit": self._item_back,
+            "fact.edit": self._fact_back,
             "device.set": self._switch_back,
         }
 
@@ -133,6 +136,15 @@ class Inverses:
         redo = {**ref, "before": after, "after": before}
         return Undone(Change("note.edit", f"changed the note to “{after}” again", redo), said)
 
+    def _fact_back(self, change: Change) -> Undone:
+        ref = change.ref
+        before, after = str(ref.get("before", "")), str(ref.get("after", ""))
+        if not self.ctx.facts.edit(int(ref.get("id", 0)), before):
+            return Undone(None, "that entry had already gone")
+        redo = {**ref, "before": after, "after": before}
+        return Undone(Change("fact.edit", f"changed it to “{after}” again", redo),
+                      f"changed it back to “{before}”")  # fmt: skip
+
     def _delete_fact(self, change: Change) -> Undone:
         ref = dict(change.ref)
         if not self.ctx.facts.delete(int(ref.pop("id", 0))):
@@ -181,6 +193,16 @@ class Inverses:
         return Undone(
             Change("list.add", what, {"list": name, "added": added, "reopened": []}), what
         )
+
+    def _item_back(self, change: Change) -> Undone:
+        ref = change.ref
+        name = str(ref.get("list", ""))
+        before, after = str(ref.get("before", "")), str(ref.get("after", ""))
+        if self.lists.rename_item(name, int(ref.get("id", 0)), before) is None:
+            return Undone(None, f"the {name} list had changed since")
+        redo = {**ref, "before": after, "after": before}
+        return Undone(Change("list.edit", f"changed {before} to {after} again", redo),
+                      f"changed {after} back to {before}")  # fmt: skip
 
     def _tick(self, change: Change, *, done: bool) -> Undone:
         name = str(change.ref.get("list", ""))

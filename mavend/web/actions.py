@@ -9,7 +9,7 @@ from mavend.assistant import Assistant
 from mavend.errors import MavendError
 from mavend.handlers.reminder_find import label
 from mavend.language.timeparse import resolve_time
-from mavend.lists import ListBook
+from mavend.lists import ListBook, ListInputError
 from mavend.replies import Change
 from mavend.router.decision import Intent
 
@@ -99,6 +99,37 @@ def edit_note(a: Assistant, note_id: int, body: dict[str, Any]) -> dict[str, Any
         "note.edit", f"changed the note “{row['text']}” to “{text}”",
         {"id": note_id, "before": row["text"], "after": text}))  # fmt: skip
     return {"text": "Changed the note."}
+
+
+def edit_fact(a: Assistant, fact_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    value = str(body.get("value") or "").strip()
+    if not value or len(value) > 500:
+        raise ValueError("a value needs some words (500 characters at most)")
+    with a.store.read() as conn:
+        row = conn.execute("SELECT key, value FROM facts WHERE id = ?", (fact_id,)).fetchone()
+    if row is None or not a.ctx.facts.edit(fact_id, value):
+        raise NotFound(f"entry {fact_id} is gone")
+    _record(a, "edit on the page", Change(
+        "fact.edit", f"changed {row['key']} from “{row['value']}” to “{value}”",
+        {"id": fact_id, "before": row["value"], "after": value}))  # fmt: skip
+    return {"text": f"Changed {row['key']} to {value}."}
+
+
+def edit_list_item(a: Assistant, name: str, item_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    book = ListBook(a.ctx.store, a.ctx.tz, clock=a.ctx.clock)
+    old = next((i for i in book.items(name) or [] if i.id == item_id), None)
+    if old is None:
+        raise NotFound(f"item {item_id} is not on the {name} list")
+    try:
+        item = book.rename_item(name, item_id, str(body.get("text") or ""))
+    except ListInputError as exc:
+        raise ValueError(str(exc)) from None
+    if item is None:
+        raise NotFound(f"item {item_id} is not on the {name} list")
+    _record(a, "edit on the page", Change(
+        "list.edit", f"changed {old.text} to {item.text} on the {name} list",
+        {"list": name, "id": item_id, "before": old.text, "after": item.text}))  # fmt: skip
+    return {"text": f"Changed {old.text} to {item.text}."}
 
 
 def delete_note(a: Assistant, note_id: int) -> dict[str, Any]:

@@ -125,6 +125,20 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
             methods=["POST"],
         ),
         Route(
+            "/api/facts/{id:int}/edit",
+            writer(lambda a, r: actions.edit_fact(a, number(r, "id"), r.state.body)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/lists/{name:str}/items/{id:int}/edit",
+            writer(
+                lambda a, r: actions.edit_list_item(
+                    a, r.path_params["name"], number(r, "id"), r.state.body
+                )
+            ),
+            methods=["POST"],
+        ),
+        Route(
             "/api/notes/{id:int}/delete",
             writer(lambda a, r: actions.delete_note(a, number(r, "id"))),
             methods=["POST"],

@@ -60,8 +60,10 @@ function draw(state) {
     el("h3", {}, l.name),
     el("ul", { class: "rows" }, ...(l.items.length ? l.items.map((i) =>
       el("li", { class: i.done ? "done" : "", "data-id": i.id }, el("span", { class: "what" }, i.text),
-         el("button", { onclick: () => post(`/api/lists/${encodeURIComponent(l.name)}/items/${i.id}/delete`,
-                                             `Take “${i.text}” off the ${l.name} list?`) }, "Remove")))
+         el("span", { class: "actions" },
+           el("button", { onclick: () => editItem(l.name, i) }, "Edit"),
+           el("button", { onclick: () => post(`/api/lists/${encodeURIComponent(l.name)}/items/${i.id}/delete`,
+                                               `Take “${i.text}” off the ${l.name} list?`) }, "Remove"))))
       : [el("li", { class: "empty" }, "Empty.")]))))
     : [el("p", { class: "empty" }, "No lists yet.")]));
   rows("notes", state.notes, (n) => el("li", { "data-id": n.id },
@@ -73,8 +75,10 @@ function draw(state) {
   rows("facts", state.facts, (f) => el("li", { "data-id": f.id },
     el("span", { class: "what" }, f.said || `${f.key}: ${f.value}`, el("br"),
        el("span", { class: "when" }, `${f.key} · ${when(f.at)}`)),
-    el("button", { onclick: () => post(`/api/facts/${f.id}/delete`, `Delete “${f.said || f.value}”?`) },
-       "Delete")), "Nothing logged.");
+    el("span", { class: "actions" },
+      el("button", { onclick: () => editFact(f) }, "Edit"),
+      el("button", { onclick: () => post(`/api/facts/${f.id}/delete`, `Delete “${f.said || f.value}”?`) },
+         "Delete"))), "Nothing logged.");
   rows("changes", state.changes, (c) => el("li", { class: c.undone ? "done" : "", "data-turn": c.turn },
     el("span", { class: "what" }, c.did.join("; "), el("br"),
        el("span", { class: "when" }, `“${c.said}” · ${c.session} · ${when(c.at)}`)),
@@ -108,6 +112,18 @@ function editReminder(r) {
   const when = window.prompt("When? Say it as you would to me (\"tomorrow at 6\"); empty keeps the time.", "");
   if (when === null) return;
   post(`/api/reminders/${r.id}/edit`, null, { text: text === r.text ? "" : text, when });
+}
+
+function editItem(list, item) {
+  const text = window.prompt(`On the ${list} list:`, item.text);
+  if (text !== null && text !== item.text) {
+    post(`/api/lists/${encodeURIComponent(list)}/items/${item.id}/edit`, null, { text });
+  }
+}
+
+function editFact(f) {
+  const value = window.prompt(`${f.key}:`, f.value);
+  if (value !== null && value !== f.value) post(`/api/facts/${f.id}/edit`, null, { value });
 }
 
 function editNote(n) {
