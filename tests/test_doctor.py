@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from mavend.doctor.checks import check_data_dir, check_models, check_session_bus, run_checks
 from mavend.config import Settings, parse_settings
+from mavend.doctor.checks import check_data_dir, check_models, check_session_bus, run_checks
 from tests.conftest import require_model
 
 

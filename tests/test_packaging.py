@@ -58,7 +58,10 @@ def test_a_built_wheel_carries_the_grammars_the_examples_and_the_units(wheel: Pa
             "mavend/grammars/reminders.yaml", "mavend/cli/__init__.py", "wakeword/__init__.py",
             "mavend/data/systemd/mavend.service.in",
             "mavend/data/systemd/mavend-system.service.in",
-            "mavend/data/desktop/mavend.desktop", "mavend/data/desktop/mavend.svg"} <= names
+            "mavend/data/desktop/mavend.desktop", "mavend/data/desktop/mavend.svg",
+            "mavend/data/web/index.html", "mavend/data/web/app.js", "mavend/data/web/style.css",
+            "mavend/models/e5/graph.py", "mavend/undo/__init__.py", "mavend/doctor/checks.py",
+            } <= names
     labels = [p.name for p in (ROOT / "mavend" / "data" / "intents").glob("*.jsonl")]
     assert len(labels) == 9
     assert {f"mavend/data/intents/{name}" for name in labels} <= names

@@ -223,7 +223,7 @@ def test_a_page_beyond_loopback_without_allow_is_a_config_error() -> None:
 
 
 def test_every_asset_ships_in_the_package() -> None:
-    static = ROOT / "mavend" / "web" / "static"
+    static = ROOT / "mavend" / "data" / "web"
     for path in static.iterdir():
         text = path.read_text()
         assert not re.search(r"https?://", text), f"{path.name} reaches outside the box"

@@ -6,7 +6,7 @@ changed, with cancel, delete and undo; live while it is open. Off by default (`[
     Events                                        live updates (server-sent events)
     login_token(settings), page_url(...)          the login `mavend web token` prints
 
-Every asset ships in the package (static/): no build step, nothing from a CDN.
+Every asset ships in the package (mavend/data/web/): no build step, nothing from a CDN.
 """
 
 from mavend.web.access import login_token, page_url, token_path

@@ -7,7 +7,7 @@ import contextlib
 import json
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
-from importlib import resources
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import parse_qs
 
@@ -32,6 +32,8 @@ from mavend.web.access import COOKIE, CSRF_HEADER, same
 from mavend.web.events import Events
 
 T = TypeVar("T")
+# The page's HTML, script and stylesheet: package data, installed beside the code.
+ASSETS = Path(__file__).resolve().parent.parent / "data" / "web"
 
 
 class Backend(Protocol):
@@ -50,7 +52,7 @@ class Backend(Protocol):
 
 def build_app(settings: Settings, backend: Backend, events: Events, token: str) -> ASGIApp:
     csrf = secrets.token_urlsafe(24)  # per process: a page from before a restart reloads
-    page = (resources.files("mavend.web") / "static" / "index.html").read_text("utf-8")
+    page = (ASSETS / "index.html").read_text("utf-8")
     page = page.replace("{{csrf}}", csrf)
 
     async def index(request: Request) -> Response:
@@ -172,7 +174,7 @@ def build_app(settings: Settings, backend: Backend, events: Events, token: str) 
             writer(lambda a, r: actions.undo(a, number(r, "turn"))),
             methods=["POST"],
         ),
-        Mount("/static", StaticFiles(packages=[("mavend.web", "static")]), name="static"),
+        Mount("/static", StaticFiles(directory=ASSETS), name="static"),
     ]
     return Guard(Starlette(routes=routes), settings, token, csrf)
 
