@@ -359,3 +359,13 @@ def test_a_list_item_and_a_fact_are_edited_and_the_edit_undone(served) -> None:
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT value FROM facts").fetchall() == [("80 kg",)]
     assert _post_json(page, "/api/facts/99999/edit", {"value": "1"}) == 404
+
+
+def test_a_page_on_loopback_refuses_another_host_name(served) -> None:
+    page, _db, _config = served
+    page.open()
+    for host in (f"localhost:{page.port}", f"127.0.0.1:{page.port}"):
+        assert page.request("GET", "/api/state", {"Host": host})[0].status == 200
+    # DNS rebinding: a site whose name resolves to 127.0.0.1 is not this box's page.
+    response, body = page.request("GET", "/api/state", {"Host": f"evil.example:{page.port}"})
+    assert response.status == 421 and b"127.0.0.1" in body

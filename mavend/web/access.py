@@ -4,6 +4,8 @@
 * When the page listens beyond loopback, every request needs the login token: from the
   link `mavend web token` prints (`/?token=...`, then a cookie), or `Authorization:
   Bearer`. A wrong or missing one is 401. On loopback only this box can connect.
+* On loopback only, the Host must be this box's own name (127.0.0.1, localhost, ::1):
+  a site someone's DNS points at 127.0.0.1 is refused (421), so it cannot read the page.
 * Every write (POST) needs the page's CSRF value in `X-Mavend-CSRF` (a cross-site form
   cannot send a header) and, when the browser says where it came from, this origin.
 """

@@ -184,6 +184,11 @@ class Guard:
 
     def __init__(self, app: ASGIApp, settings: Settings, token: str, csrf: str) -> None:
         self.app, self.settings, self.token, self.csrf = app, settings, token, csrf
+        port = settings.web.port
+        host = settings.web.host
+        self._local_hosts = {
+            f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]", host)
+        } | ({f"[{host}]:{port}"} if ":" in host else set())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -200,6 +205,10 @@ class Guard:
         if not self.settings.web.allowed(client[0]):
             return PlainTextResponse("Not allowed from this address.", status_code=403)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.settings.web.loopback_only and headers.get("host", "") not in self._local_hosts:
+            # A site whose name someone pointed at 127.0.0.1 (DNS rebinding) would be "this
+            # box" to the browser: on loopback, only this box's own names are served.
+            return PlainTextResponse("Open the page as 127.0.0.1 or localhost.", 421)
         if not self.settings.web.loopback_only:
             query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             offered = (query.get("token") or [None])[0]
