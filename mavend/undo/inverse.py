@@ -13,6 +13,8 @@ that an undo can itself be taken back (a redo).
     list.remove                      {list, texts} -> back on the list  -> list.add
     list.tick / list.untick          {list, ids}   -> the other way     -> list.untick / tick
     list.edit / fact.edit / note.edit {id, before, after} -> the old words back
+    device.set                       {act, devices} -> the allowlist's device act the other way
+                                     (only devices Home Assistant reported as switched)
 
 Anything else, or a change recorded as not undoable (a command that ran), is refused
 with a sentence saying why; nothing here ever runs an act.
