@@ -147,7 +147,10 @@ function wrong(turn) {
 function decided(turn) {
   const d = turn.decision || {};
   const stages = Object.entries(d.stage_ms || {}).map(([s, ms]) => `${s} ${ms.toFixed(1)}`);
-  const parts = [turn.intent || "-", d.decided_by || "",
+  const slots = d.slots || {};
+  const said = [slots.fn ? `${slots.fn}(${Object.entries(slots.args || {}).map(([k, v]) => `${k}=${v}`).join(", ")})` : "",
+                slots.time ? `at ${when(slots.time)}` : "", slots.key ? `${slots.key}=${slots.value}` : ""];
+  const parts = [turn.intent || "-", ...said, d.decided_by || "",
                  d.confidence != null ? `${Math.round(d.confidence * 100)} %` : "",
                  d.llm ? `LLM ${d.llm === "local" ? "local" : "remote"}` : "",
                  stages.length ? `stages ${stages.join(", ")} ms` : "",
