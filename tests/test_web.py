@@ -369,3 +369,52 @@ def test_a_page_on_loopback_refuses_another_host_name(served) -> None:
     # DNS rebinding: a site whose name resolves to 127.0.0.1 is not this box's page.
     response, body = page.request("GET", "/api/state", {"Host": f"evil.example:{page.port}"})
     assert response.status == 421 and b"127.0.0.1" in body
+
+
+def test_a_reload_turns_the_page_on_moves_it_and_turns_it_off(tmp_path: Path) -> None:
+    import asyncio
+
+    from mavend.daemon.lifecycle import Daemon, DaemonOptions
+
+    config = tmp_path / "config.toml"
+    data = tmp_path / "data"
+    base = f'[storage]\ndata_dir = "{data}"\n[notifications]\nenabled = false\n'
+    config.write_text(base)
+    first, second = free_port(), free_port()
+
+    def reachable(port: int) -> int:
+        try:
+            return Page(port).request("GET", "/api/state")[0].status
+        except OSError:
+            return 0
+
+    async def scenario() -> list[int]:
+        from mavend.config import load_settings
+
+        daemon = Daemon(
+            load_settings(config),
+            router=kit_router(load_settings(config), real_clock()),
+            options=DaemonOptions(stdin_turns=False, notify_replies=False, dbus_api=False,
+                                  config_path=config),
+        )  # fmt: skip
+        await daemon.start()
+        seen: list[int] = []
+        try:
+            seen.append(await asyncio.to_thread(reachable, first))  # off: nothing listens
+            config.write_text(base + f'[web]\nenabled = true\nlisten = "127.0.0.1:{first}"\n')
+            assert await daemon.reload()
+            await asyncio.sleep(0.5)
+            seen.append(await asyncio.to_thread(reachable, first))
+            config.write_text(base + f'[web]\nenabled = true\nlisten = "127.0.0.1:{second}"\n')
+            assert await daemon.reload()
+            await asyncio.sleep(0.5)
+            seen += [await asyncio.to_thread(reachable, p) for p in (first, second)]
+            config.write_text(base)
+            assert await daemon.reload()
+            await asyncio.sleep(0.5)
+            seen.append(await asyncio.to_thread(reachable, second))
+        finally:
+            await daemon.stop()
+        return seen
+
+    assert asyncio.run(scenario()) == [0, 200, 0, 200, 0]

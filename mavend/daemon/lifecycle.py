@@ -170,6 +170,7 @@ class Daemon:
         self.assistant: Assistant | None = None
         self.router: PrefetchingRouter | None = None
         self.voice: VoiceService | None = None
+        self.page: PageService | None = None  # the household's page, when [web] enabled
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
         # Wyoming satellites and the Wyoming server (mavend/daemon/remote.py).
         self.remote = RemoteVoices(self, self.supervisor, self._satellite_turn)
@@ -283,11 +284,7 @@ class Daemon:
         if self.options.dbus_api:
             services.append(("dbus-api", self._serve_api))
         if settings.web.enabled:  # the household's page (mavend/web/)
-            page = PageService(
-                settings, lambda: self.assistant, self.run_in_turn, self.satellites_status
-            )
-            self.observers.append(page)
-            services.append(("web", page.run))
+            services.append(("web", self._start_page(settings).run))
         if self.options.audio:
             self.speaker = await asyncio.to_thread(self._load_speaker, settings)
             self.voice = self._make_voice(settings)
@@ -391,6 +388,8 @@ class Daemon:
         elif self.voice is not None:
             self.voice.router = router
         await self.remote.commit(remote)
+        if changed.web:
+            await self._reload_page(settings)
         if old_speaker is not None:
             old_speaker.close()
             log.info("spoken replies and earcons reloaded")
@@ -401,6 +400,25 @@ class Daemon:
             old_router.close()
             await self._release_when_unused(old_router)
         return True
+
+    def _start_page(self, settings: Settings) -> PageService:
+        self.page = PageService(
+            settings, lambda: self.assistant, self.run_in_turn, self.satellites_status
+        )
+        self.observers.append(self.page)
+        return self.page
+
+    async def _reload_page(self, settings: Settings) -> None:
+        """[web] changed: the page stops (its open streams end) and, if still on, starts
+        again with the new settings; nothing else is touched."""
+        if self.page is not None:
+            self.observers.remove(self.page)
+            await self.supervisor.remove("web")
+            self.page = None
+        if settings.web.enabled:
+            self.supervisor.add("web", self._start_page(settings).run, start=True)
+        log.info("the page: %s", f"at http://{settings.web.listen}/" if settings.web.enabled
+                 else "off")  # fmt: skip
 
     async def _release_when_unused(self, router: PrefetchingRouter) -> None:
         """Close the old router's models (the LLM above all: two would sit in memory

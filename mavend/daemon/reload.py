@@ -30,6 +30,7 @@ class Changes:
     listening: bool  # [audio] [wakeword] [endpoint] [stt] or the wake words
     satellites: bool  # [[satellites]], or what their front ends and replies are made of
     wyoming: bool  # [wyoming], or the voice it serves
+    web: bool = False  # [web]: the page starts, stops or moves
 
     @classmethod
     def between(cls, old: Settings, new: Settings) -> Changes:
@@ -42,6 +43,7 @@ class Changes:
             listening=listening,
             satellites=old.satellites != new.satellites or listening or voice,
             wyoming=old.wyoming != new.wyoming or voice,
+            web=old.web != new.web,
         )
 
 
