@@ -24,6 +24,7 @@ from mavend.router.negation import withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
+from mavend.router.statement import is_statement
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +294,15 @@ class Router:
         picked = self.policy.pick(routed, classified)
         if picked is None:
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate")
+        if (picked.intent is Intent.QUERY or picked.out_of_scope) and is_statement(text):
+            # "my dentist is doctor patel", "our plumber is dave from pipeworks": a value
+            # to keep, neither a question nor something out of reach (statement.py).
+            picked = replace(
+                picked,
+                intent=Intent.NOTE,
+                decided_by=f"{picked.decided_by}+statement",
+                out_of_scope=False,
+            )
         intent, confidence, decided_by = picked.intent, picked.confidence, picked.decided_by
         candidates = picked.ranking[:3]
         if picked.out_of_scope:
