@@ -14,6 +14,8 @@ text is cut to `MAX_CHARS`.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
+import importlib.util
 import re
 import unicodedata
 import zlib
@@ -145,14 +147,31 @@ class UseEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
+def _extensions_library() -> str:
+    """The path of onnxruntime-extensions' custom-op library (USE's tokenizer ops).
+
+    Found, not imported: the package's `__init__` imports `onnx` whenever it is installed
+    (it is, for the e5 conversion at pull time), and that costs the daemon about 75 MiB of
+    RSS for an API it never calls (measured: bench/out/soak_long.log, 395 vs 320 MiB)."""
+    spec = importlib.util.find_spec("onnxruntime_extensions")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            candidate = Path(folder) / f"_extensions_pydll{suffix}"
+            if candidate.is_file():
+                return str(candidate)
+    raise ModelError(
+        "onnxruntime-extensions is not installed (USE's tokenizer needs it); "
+        "run `make setup` again"
+    )
+
+
 def _open_session(model_path: Path, threads: int) -> onnxruntime.InferenceSession:
     # Imported here so that importing this module (HashingEmbedder in tests, the
     # CLI's --help) does not pay onnxruntime's import time.
     import onnxruntime as ort
-    import onnxruntime_extensions
 
     options = ort.SessionOptions()
-    options.register_custom_ops_library(onnxruntime_extensions.get_library_path())
+    options.register_custom_ops_library(_extensions_library())
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
