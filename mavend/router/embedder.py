@@ -151,8 +151,8 @@ def _extensions_library() -> str:
     """The path of onnxruntime-extensions' custom-op library (USE's tokenizer ops).
 
     Found, not imported: the package's `__init__` imports `onnx` whenever it is installed
-    (it is, for the e5 conversion at pull time), and that costs the daemon about 75 MiB of
-    RSS for an API it never calls (measured: bench/out/soak_long.log, 395 vs 320 MiB)."""
+    (it is, for the e5 conversion at pull time), and that costs the daemon about 14 MiB of
+    RSS for an API it never calls (BENCHMARKS.md, "The daemon without `onnx`")."""
     spec = importlib.util.find_spec("onnxruntime_extensions")
     for folder in (spec.submodule_search_locations or []) if spec else []:
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
