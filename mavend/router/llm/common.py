@@ -129,3 +129,20 @@ class LlmBackend(Protocol):
     ) -> LlmReply: ...
 
     def close(self) -> None: ...
+
+
+# A sentence ends at . ! ? or … followed by a space, a closing quote or bracket, or the
+# end: "3.5" and "e.g.x" do not end one.
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]]*(?=\s|$)")
+
+
+def whole_sentences(text: str) -> str:
+    """`text` up to its last finished sentence, "" when it has none of two words or more.
+
+    What a reply cut off by its deadline may still say: the words after the last full
+    stop are a sentence nobody finished."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    if not ends:
+        return ""
+    kept = text[: ends[-1]].strip()
+    return kept if len(kept.split()) >= 2 else ""

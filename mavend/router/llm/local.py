@@ -68,7 +68,9 @@ from mavend.router.llm.common import (
     LlmTimeout,
     PromptTooLong,
     clean_text,
+    whole_sentences,
 )
+from mavend.router.llm.cores import ThreadChooser
 from mavend.router.llm.gbnf import (
     FIELD_PHASES,
     FIELDS_AFTER,
@@ -160,6 +162,8 @@ class LlmRouter:
         self._fixed: dict[str, CompiledGrammar] = {}
         self._snapshot: bytes | None = None
         self._llm = load_model(model_path, router)
+        self._threads = ThreadChooser(router.llm_threads, adaptive=router.llm_adaptive_threads)
+        self._threads_now = router.llm_threads
         try:
             self._setup(acts)
         except Exception as exc:
@@ -259,6 +263,7 @@ class LlmRouter:
         start = time.monotonic()
         with self._lock:
             try:
+                self._fit_threads()
                 self._ensure_prefix(Deadline(None))
                 # One turn with fields to decode warms the grammar path and
                 # measures a decode step for the deadline's look-ahead.
@@ -324,9 +329,25 @@ class LlmRouter:
         if not self._lock.acquire(timeout=max(deadline.left(), 0.0)):
             raise LlmTimeout("the LLM was busy for the whole deadline")
         try:
+            self._fit_threads()
             yield
         finally:
             self._lock.release()
+
+    def _fit_threads(self) -> None:
+        """Fewer threads while other processes hold cores (see `cores`); speed only."""
+        import llama_cpp
+
+        wanted = self._threads.choose()
+        if wanted != self._threads_now:
+            llama_cpp.llama_set_n_threads(self._llm.ctx, wanted, wanted)
+            log.debug("LLM threads %d -> %d", self._threads_now, wanted)
+            self._threads_now = wanted
+
+    @property
+    def threads_now(self) -> int:
+        """The thread count of the last call (benches and logs)."""
+        return self._threads_now
 
     # ------------------------------------------------------------------ routing
 
@@ -589,7 +610,15 @@ class LlmRouter:
                 return self._text(out), False
             out.append(token)
             if len(out) < max_tokens:
-                self._step(token, deadline, "the reply was complete")
+                try:
+                    self._step(token, deadline, "the reply was complete")
+                except LlmTimeout:
+                    # A slow box costs the reply its tail, not its whole: the sentences
+                    # already written are said; with none, the caller's timeout stands.
+                    said = whole_sentences(self._text(out))
+                    if not said:
+                        raise
+                    return said, True
         return self._text(out), True
 
     def _text(self, tokens: list[int]) -> str:
