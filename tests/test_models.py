@@ -1152,7 +1152,7 @@ def test_real_default_profile_has_the_contracted_models() -> None:
     )
 
 
-@pytest.mark.parametrize("name", ["default", "qwen1.5b"])
+@pytest.mark.parametrize("name", ["default", "qwen1.5b", "whisper-base"])
 def test_real_registry_pins_every_file_and_chunk(name: str) -> None:
     for model in get_profile(name).models:
         for f in model.files:

