@@ -118,6 +118,24 @@ def test_a_real_competing_process_takes_a_thread() -> None:
         hog.wait()
     time.sleep(1.5)
     assert chooser.others_busy() <= with_hog - 0.6
+    chooser.close()
+    assert chooser._thread is not None and not chooser._thread.is_alive()
+    assert chooser.choose() == cores
+
+
+def test_a_closed_router_leaves_no_sampling_thread(tiny_gguf: Path) -> None:
+    """A reload builds a new router; the old one's sampler must not live on."""
+    import threading
+
+    def samplers() -> int:
+        return sum(t.name == "mavend-cpu-share" for t in threading.enumerate())
+
+    before = samplers()
+    router = LlmRouter(tiny_gguf, RouterSettings(llm_threads=2, llm_context=8192),
+                       ActsSettings())
+    assert samplers() == before + 1
+    router.close()
+    assert samplers() == before
 
 
 # ------------------------------------------------------------------ the model

@@ -104,6 +104,7 @@ class ThreadChooser:
         self._reader = reader
         self._readings: deque[CpuReading] = deque(maxlen=int(WINDOW_S / SAMPLE_EVERY_S) + 2)
         self._lock = threading.Lock()
+        self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.adaptive = adaptive and max_threads > 1 and self._readable()
         if self.adaptive and background:
@@ -144,7 +145,13 @@ class ThreadChooser:
         with self._lock:
             self._readings.append(reading)
 
+    def close(self) -> None:
+        """Stop sampling (the router closed); `choose` gives `max_threads` from now on."""
+        self.adaptive = False
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2 * SAMPLE_EVERY_S)
+
     def _run(self) -> None:
-        while True:
-            time.sleep(SAMPLE_EVERY_S)
+        while not self._stop.wait(SAMPLE_EVERY_S):
             self._sample()

@@ -317,6 +317,7 @@ class LlmRouter:
         return LlmReply(text, (time.monotonic() - start) * 1000.0, truncated)
 
     def close(self) -> None:
+        self._threads.close()
         with self._lock:
             for grammar in self._fixed.values():
                 grammar.close()
