@@ -50,7 +50,7 @@ class DaemonProcess:
     def wait_ready(self) -> DaemonProcess:
         wait_for(
             lambda: "mavend is running" in self.output() or self.proc.poll() is not None,
-            30,
+            90,  # models load from a cold page cache on a fresh CI box
             "the daemon to start",
         )
         assert self.proc.poll() is None, self.output()

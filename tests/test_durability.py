@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.api.client import DaemonClient
+from mavend.api.client import DaemonClient, daemon_pid_on_bus
 from mavend.config import Settings
 from mavend.daemon.lifecycle import (
     STOP_WAIT_MAX_S,
@@ -166,6 +166,30 @@ async def test_a_satellite_turn_while_stopping_is_answered_with_a_refusal(
         assert TurnLog(store, TZ).count() == 0
     finally:
         store.close()
+
+
+@synchronously
+async def test_a_started_daemon_already_owns_its_d_bus_name(
+    tmp_path: Path, session_bus: str
+) -> None:
+    """start() returns (and "mavend is running", READY=1 follow) only once the API owns its
+    name: a client that calls at once is answered, not told the daemon is not running
+    (CI's failure of stop 33, where a burst of calls came a moment too early)."""
+    settings = kit_settings(tmp_path)
+    daemon = Daemon(settings, router=kit_router(settings, real_clock()), options=options())
+    await daemon.start()
+    try:
+        # Asked from another thread while this loop waits: the daemon's tasks cannot
+        # catch up in the meantime, so only what start() finished counts.
+        owner: list[int | None] = []
+        asker = threading.Thread(target=lambda: owner.append(daemon_pid_on_bus(session_bus)))
+        asker.start()
+        asker.join(20)
+        assert owner and owner[0] is not None, "start() returned before the API owned its name"
+        async with DaemonClient(session_bus) as client:
+            assert await client.list_reminders() == []
+    finally:
+        await daemon.stop()
 
 
 def test_the_stop_wait_is_the_turn_deadline_and_systemd_waits_longer() -> None:

@@ -456,9 +456,10 @@ class ApiSignals:
         self.api.emit_reminder_fired(firing.reminder.id, firing.reminder.text)
 
 
-async def serve_api(daemon: Any) -> None:
+async def serve_api(daemon: Any, settled: asyncio.Event | None = None) -> None:
     """The daemon's "dbus-api" service: the API on the session bus while there is one;
-    reconnects when it drops."""
+    reconnects when it drops. `settled` is set once the first try has owned the name or
+    failed, so the daemon says it is ready only when a client can reach it."""
     api = DbusApi(daemon)
     signals = ApiSignals(api)
     daemon.observers.append(signals)
@@ -466,7 +467,11 @@ async def serve_api(daemon: Any) -> None:
     try:
         while True:
             try:
-                await api.start()
+                try:
+                    await api.start()
+                finally:
+                    if settled is not None:
+                        settled.set()
             except (ApiUnavailable, NameTaken) as exc:
                 if not told:
                     log.warning("D-Bus control API off: %s (retrying)", exc)

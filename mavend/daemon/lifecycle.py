@@ -78,6 +78,9 @@ SESSION_EXPIRED_KEEP_S = 3600.0
 # The loop's worker threads (asyncio.to_thread): deliveries, the D-Bus API, reloads and
 # speech for satellites overlap at most this much; more waits its turn for a thread.
 IO_WORKERS = 4
+# Start-up waits at most this long for the D-Bus API's first try (its connect and name
+# request are bounded at 5 s each in mavend/api/server.py).
+API_FIRST_TRY_S = 12.0
 
 SHUTTING_DOWN = "mavend is shutting down: nothing was done or saved; ask again once it is back"
 SHUTTING_DOWN_REPLY = "I'm shutting down, so I can't do that now. Nothing was saved."
@@ -182,6 +185,8 @@ class Daemon:
         # database connection exists from the start, none is added under load.
         self._workers: ThreadPoolExecutor | None = None
         self._turn_worker: ThreadPoolExecutor | None = None
+        # Set when the D-Bus API's first try to own its name has ended (either way).
+        self._api_settled = asyncio.Event()
 
     # lifecycle -----------------------------------------------------------
     async def run(self) -> int:
@@ -300,6 +305,15 @@ class Daemon:
             services.append(("stdin", self._stdin_turns))
         self.state = DaemonState.RUNNING
         self.supervisor.start_all(services)
+        if self.options.dbus_api:
+            await self._api_first_try()
+
+    async def _api_first_try(self) -> None:
+        """Wait (bounded) for the D-Bus API to own its name: "running" and READY=1 come
+        after it, so a `mavend say` right after `systemctl start` finds the daemon. No bus
+        or a name taken still starts the daemon; the API keeps retrying on its own."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._api_settled.wait(), API_FIRST_TRY_S)
 
     async def stop(self) -> None:
         if self.state in (DaemonState.STOPPING, DaemonState.STOPPED):
@@ -619,7 +633,7 @@ class Daemon:
     async def _serve_api(self) -> None:
         from mavend.api.server import serve_api
 
-        await serve_api(self)
+        await serve_api(self, self._api_settled)
 
     # helpers -------------------------------------------------------------
     def _prune_sessions(self) -> None:

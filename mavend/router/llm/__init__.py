@@ -12,6 +12,7 @@ so the cascade falls through to the classifier the same way for either.
     schema.py    the same answer as a JSON schema, for servers without GBNF
     answer.py    parsing and checking an answer (one parser for every backend)
     llamacpp.py  llama.cpp plumbing of the in-process model
+    cores.py     how many threads the in-process model uses while others hold cores
     local.py     the in-process router
     remote.py    the HTTP backend; transport.py its deadline-bound HTTP
     backend.py   picking a backend from the config; the address policy
