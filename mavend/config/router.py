@@ -22,6 +22,9 @@ from mavend.config.base import (
 @_settings
 class RouterSettings:
     wake_words: tuple[str, ...] = ("hey jarvis", "jarvis")
+    # A command the grammar misses by one misheard word ("lock the scream") is taken as
+    # the grammar command one small edit away, when only one command is (router/snap.py).
+    grammar_snap: bool = True
     llm_enabled: bool = True
     llm_model: str = "qwen2.5-0.5b-instruct-q4_k_m"  # a model name, or a path to a .gguf
     llm_threads: int = Field(default=2, ge=1, le=64)

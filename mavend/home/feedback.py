@@ -110,9 +110,21 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
 
 
 def be(device: DeviceSpec) -> str:
-    """ "The blinds are", "the lamp is": a name ending in its class's plural word."""
+    """ "The blinds are", "the kitchen spots are", "the lamp is", "the gas is": a name
+    ending in its class's plural word, or in a plain English plural."""
     plurals = classes.CLASSES[device.type].words(device.device_class)[1]
-    return "are" if device.name.rsplit(" ", 1)[-1] in plurals else "is"
+    last = device.name.rsplit(" ", 1)[-1].lower()
+    return "are" if last in plurals or _looks_plural(last) else "is"
+
+
+# Words ending in -s that are one thing (a name is the owner's, so only the usual ones).
+_SINGULAR_S = frozenset({"gas", "bus", "lens", "series", "christmas", "atlas", "canvas",
+                         "chassis", "news", "cactus", "status", "bonus", "iris"})
+
+
+def _looks_plural(word: str) -> bool:
+    return (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+            and word not in _SINGULAR_S)
 
 
 def _state(state: dict[str, Any] | None) -> str:

@@ -94,6 +94,7 @@ def build_router(
         policy=policy,
         clock=clock,
         answers=answers_recognizer(settings),
+        snap=settings.router.grammar_snap,
     )
 
 

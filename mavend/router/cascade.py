@@ -83,6 +83,7 @@ class Router:
         policy: RoutePolicy | None = None,
         clock: Clock,
         answers: Callable[[str], str | None] | None = None,
+        snap: bool = False,
     ):
         self.grammar = grammar
         self.slots = slots
@@ -93,6 +94,8 @@ class Router:
         # mavend.answers' recognizer: the skill whose shape a question has ("calc",
         # "clock", "live", ...), or None. Deterministic and cheap, like a grammar.
         self.answers = answers
+        # Stage 0 again for a command one misheard word off the grammar (router.snap).
+        self.snap = snap
 
     def warm_up(self) -> None:
         """Load the models now (the daemon does this before it reports ready)."""
@@ -175,6 +178,12 @@ class Router:
         if computed is not None:
             trace.timed("answers", started)
             return computed, trace
+        snapped = self.grammar.snap(utterance) if self.snap else None
+        if snapped is not None:
+            trace.timed("snap", started)
+            log.info("heard %r as %r", snapped.heard, snapped.meant)
+            decision = self._from_grammar(utterance, snapped.match, now)
+            return replace(decision, decided_by="grammar:snap"), trace
         if is_fragment(text):
             return _clarify(utterance, Intent.CHAT, 0.0, (), "gate"), trace
         decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)

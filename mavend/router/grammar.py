@@ -28,6 +28,7 @@ from hassil.intents import SlotList
 from mavend.config import ActSpec, ActsSettings
 from mavend.errors import ConfigError
 from mavend.router.decision import Intent, Source
+from mavend.router.snap import Snapped, snap, snap_words
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class GrammarMatch:
     text: str = ""  # the normalized text that matched (wake word removed)
     source: Source = Source.UNKNOWN  # query.* only: from the sentence block's metadata
     anchored: bool = False  # the sentence names that destination (metadata `anchored`)
+    wildcard: bool = False  # a slot took free words ({task}, {when}, {question})
 
 
 class CommandGrammar:
@@ -53,6 +55,7 @@ class CommandGrammar:
         self._intents = _load_intents(list(files), acts)
         self._slot_lists = _act_slot_lists(acts.allow)
         self._wake = _wake_word_pattern(wake_words)
+        self._known: frozenset[str] | None = None
 
     @classmethod
     def from_dir(cls, directory: Path, acts: ActsSettings, wake_words: Iterable[str] = ()):
@@ -73,6 +76,30 @@ class CommandGrammar:
                 for sentence in data.sentences:
                     words.update(re.findall(r"[a-z']+", sentence.text or ""))
         return sorted(words)
+
+    def known_words(self) -> frozenset[str]:
+        """Every word the grammar reads: sentence and rule templates and slot values, with
+        the names inside `<rule>` and `{slot}` references left out."""
+        if self._known is None:
+            self._known = snap_words(_template_texts(self._intents, self._slot_lists))
+        return self._known
+
+    def snap(self, text: str) -> Snapped[GrammarMatch] | None:
+        """`text` as the grammar command it is one misheard word away from (router.snap),
+        or None: when it already matches, when nothing is near, or when two different
+        commands are."""
+        normalized = normalize(self.strip_wake_word(normalize(text)))
+        if not normalized or len(normalized) > MAX_COMMAND_CHARS:
+            return None
+        if self.match(normalized) is not None:
+            return None
+        return snap(normalized, self.known_words(), self._fixed_match, same=_same_command)
+
+    def _fixed_match(self, text: str) -> GrammarMatch | None:
+        """A match with no free-text slot: a snapped word never opens a wildcard, which
+        would take any words at all ("vote that ..." is not "note that ...")."""
+        found = self.match(text)
+        return None if found is None or found.wildcard else found
 
     def strip_wake_word(self, text: str) -> str:
         return self._wake.sub("", text, count=1) if self._wake else text
@@ -109,12 +136,32 @@ class CommandGrammar:
             text=normalized,
             source=Source(metadata.get("source", "")),
             anchored=metadata.get("anchored") is True,
+            wildcard=any(entity.is_wildcard for entity in result.entities.values()),
         )
 
     def _act_args_valid(self, name: str, slots: dict[str, str]) -> bool:
         act = self._acts.get(name)
         required = {n for n, slot in act.slots.items() if not slot.optional} if act else set()
         return act is not None and required <= set(slots)
+
+
+def _same_command(a: GrammarMatch, b: GrammarMatch) -> bool:
+    return (a.intent, a.name, a.slots) == (b.intent, b.name, b.slots)
+
+
+_REFERENCE = re.compile(r"<[^>]*>|\{[^}]*\}")
+
+
+def _template_texts(intents: Intents, act_lists: dict[str, SlotList]) -> list[str]:
+    texts: list[str] = []
+    for intent in intents.intents.values():
+        for data in intent.data:
+            texts.extend(sentence.text or "" for sentence in data.sentences)
+    texts.extend(rule.text or "" for rule in intents.expansion_rules.values())
+    for slot_list in [*intents.slot_lists.values(), *act_lists.values()]:
+        if isinstance(slot_list, TextSlotList):
+            texts.extend(getattr(v.text_in, "text", "") or "" for v in slot_list.values)
+    return [_REFERENCE.sub(" ", text) for text in texts]
 
 
 # Politeness around a command, tried off when the words as said match nothing.
