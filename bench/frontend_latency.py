@@ -1,6 +1,7 @@
 """End of speech -> transcript and -> decision, and the idle listening loop's CPU.
 
     .venv/bin/python bench/frontend_latency.py [--llm N] [--no-early-stop] [--idle S]
+        [--stt-model whisper-base]
 
 Latency: each turn ("hey jarvis" + a command, espeak-ng voices) is fed to the
 real front end at real-time pace, exactly as a microphone delivers it (80 ms
@@ -203,6 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-gate", action="store_true", help="--idle without the energy gate")
     parser.add_argument("--piper-voice", type=Path, help="a Piper .onnx voice to add")
     parser.add_argument("--only-piper", action="store_true", help="Piper voices only")
+    parser.add_argument("--stt-model", default=None, help="[stt] model (default: tiny.en)")
     parser.add_argument("--policies", default="auto", metavar="NAME[,NAME]",
                         help="router.policy for the LLM-routed turns, each run on the same turns "
                         "(e.g. auto,vote: the shipped policy against the first wave's)")
@@ -216,7 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.block_ms:
         settings = dataclasses.replace(
             settings, audio=dataclasses.replace(settings.audio, block_ms=args.block_ms))
+    if args.stt_model:
+        settings = dataclasses.replace(
+            settings, stt=dataclasses.replace(settings.stt, model=args.stt_model))
     print(f"# machine: {machine()}")
+    print(f"# stt.model = {settings.stt.model}")
     print(f"# grammar_early_stop = {settings.endpoint.grammar_early_stop}, "
           f"silence_ms = {settings.endpoint.silence_ms}, "
           f"grammar_silence_ms = {settings.endpoint.grammar_silence_ms}")

@@ -10,7 +10,8 @@ noise at 10 and 0 dB SNR. Each clip goes through `SpeechToText` as the daemon co
 (the fitted encoder window, the wake phrase and the grammar's rare words as hotwords), the
 wake phrase is cut off as the daemon does (`command_text`), and the rest is routed by the
 shipped cascade without its LLM (`auto` = the classifier). Printed per model and
-condition: word error rate against the text said, the share of commands that reach the
+condition: word error rate against the text said (and again with numbers read as words on
+both sides, bench/spoken_numbers.py: "50%" is "fifty percent"), the share of commands that reach the
 intent they should (the turn's end state starts there), with the grammar snap on (the
 default) and off, and the compute time per clip.
 
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from spoken_numbers import spoken  # noqa: E402
 from tts_piper import PiperVoice, fetch_voice  # noqa: E402
 from wakeword_data import Voice, cached, condition, espeak_voices, turn  # noqa: E402
 from wakeword_stt import wer  # noqa: E402
@@ -170,15 +172,16 @@ def main() -> int:
           f"beam {settings.stt.beam_size}, {settings.stt.compute_type}")
     vocabulary = router.grammar.vocabulary()
     results = []
-    print("| model | condition | WER | routed right, snap on | snap off | misheard stage-0: "
-          "snapped right / wrong / left | broken by snap | compute p50 / p95 |")
+    print("| model | condition | WER | WER, numbers as words | routed right, snap on | "
+          "snap off | misheard stage-0: snapped right / wrong / left | broken by snap | "
+          "compute p50 / p95 |")
     for model in args.models.split(","):
         stt = SpeechToText.from_settings(
             SttSettings(model=model), wake_words=WAKE_WORDS, vocabulary=vocabulary
         )
         stt.transcribe(clips[0][4])  # the first call allocates
         for cond in conditions:
-            errors = words = routed = routed_unsnapped = broken = 0
+            errors = words = routed = routed_unsnapped = broken = spoken_errors = 0
             snaps = {"right": 0, "wrong": 0, "left": 0}
             compute: list[float] = []
             heard_rows = []
@@ -191,6 +194,8 @@ def main() -> int:
                 said = command_text(heard, WAKE_WORDS)
                 e, n = wer(normalize_words(command), normalize_words(said))
                 errors, words = errors + e, words + n
+                spoken_errors += wer(normalize_words(spoken(command)),
+                                     normalize_words(spoken(said)))[0]
                 on = routed_right(router, said, intent, snap=True)
                 off = routed_right(router, said, intent, snap=False)
                 routed, routed_unsnapped = routed + on, routed_unsnapped + off
@@ -203,7 +208,8 @@ def main() -> int:
             n_clips = len(compute)
             row = {
                 "model": model, "condition": cond, "clips": n_clips,
-                "wer": errors / words, "routed_right": routed / n_clips,
+                "wer": errors / words, "wer_numbers_as_words": spoken_errors / words,
+                "routed_right": routed / n_clips,
                 "routed_right_n": routed, "routed_right_snap_off_n": routed_unsnapped,
                 "misheard_stage0": snaps, "broken_by_snap": broken,
                 "compute_p50_ms": statistics.median(compute),
@@ -211,12 +217,14 @@ def main() -> int:
                 "transcripts": heard_rows,
             }
             results.append(row)
-            print(f"| {model} | {cond} | {100 * row['wer']:.1f} % | {routed}/{n_clips} = "
+            print(f"| {model} | {cond} | {100 * row['wer']:.1f} % | "
+                  f"{100 * row['wer_numbers_as_words']:.1f} % | {routed}/{n_clips} = "
                   f"{100 * row['routed_right']:.1f} % | {routed_unsnapped}/{n_clips} = "
                   f"{100 * routed_unsnapped / n_clips:.1f} % | {snaps['right']} / "
                   f"{snaps['wrong']} / {snaps['left']} | {broken} | "
                   f"{row['compute_p50_ms']:.0f} / {row['compute_p95_ms']:.0f} ms |", flush=True)
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=1))
     return 0
 

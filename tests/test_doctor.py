@@ -74,3 +74,47 @@ def test_every_check_reports_and_none_crashes(notification_server: object) -> No
     assert llm.ok, llm.line()
     assert llm.detail.startswith(str(require_model("qwen2.5-0.5b-instruct-q4_k_m")))
     assert "(Qwen2.5 Coder 0.5B Instruct" in llm.detail
+
+
+# --- the speech model this box can afford (mavend/doctor/speech.py) -----------------------
+def test_the_speech_check_times_both_models_on_this_box() -> None:
+    from mavend.doctor.speech import check_speech_model
+
+    for name in ("whisper-tiny.en", "whisper-base", "hibari-heart"):
+        require_model(name)
+    check = check_speech_model(Settings())
+    assert check.ok, check.line()
+    # Both were decoded here, each with its time, and the verdict names a model.
+    assert "whisper-tiny.en " in check.detail and "whisper-base " in check.detail
+    assert "not pulled" not in check.detail
+    assert "keep whisper-tiny.en" in check.detail or 'model = "whisper-base"' in check.detail
+
+
+def test_the_speech_verdict_names_the_strongest_model_within_budget() -> None:
+    from mavend.doctor.speech import BUDGET_MS, Timed, _verdict
+
+    fits = _verdict("whisper-tiny.en", [Timed("whisper-tiny.en", 80.0),
+                                        Timed("whisper-base", 150.0)], 2.5)
+    assert fits.ok and 'set [stt] model = "whisper-base"' in fits.detail
+    slow = _verdict("whisper-tiny.en", [Timed("whisper-tiny.en", 120.0),
+                                        Timed("whisper-base", BUDGET_MS + 1)], 2.5)
+    assert slow.ok and slow.detail.endswith("keep whisper-tiny.en")
+    kept = _verdict("whisper-base", [Timed("whisper-base", 150.0),
+                                     Timed("whisper-tiny.en", 80.0)], 2.5)
+    assert kept.ok and kept.detail.endswith("keep whisper-base")
+    unpulled = _verdict("whisper-tiny.en", [Timed("whisper-tiny.en", 80.0),
+                                            Timed("whisper-base", None)], 2.5)
+    assert unpulled.ok and "mavend models pull --profile whisper-base" in unpulled.detail
+    over = _verdict("whisper-base", [Timed("whisper-base", 3 * BUDGET_MS),
+                                     Timed("whisper-tiny.en", 90.0)], 2.5)
+    assert not over.ok and over.fix == 'set [stt] model = "whisper-tiny.en"'
+    missing = _verdict("whisper-base", [Timed("whisper-base", None)], 2.5)
+    assert not missing.ok and missing.fix == "mavend models pull --profile whisper-base"
+
+
+def test_a_remote_speech_server_is_not_timed_here() -> None:
+    from mavend.doctor.speech import check_speech_model
+
+    settings = parse_settings('[stt]\nbackend = "wyoming"\nuri = "tcp://127.0.0.1:10300"\n')
+    check = check_speech_model(settings)
+    assert check.ok and "not timed here" in check.detail

@@ -67,6 +67,14 @@ def test_outcome_words_are_never_targets() -> None:
     assert {"on", "off", "lock", "unlock", "all", "don't", "ten", "fifty"} <= OUTCOME_WORDS
 
 
+def test_a_heard_outcome_word_is_never_replaced() -> None:
+    # "never" is one edit from "fever": a misheard word would be snapped, a negation is not.
+    fever = {"check the fever": "fever"}
+    known = snap_words(fever)
+    assert snap("check the fevor", known, fever.get).match == "fever"
+    assert snap("check the never", known, fever.get) is None
+
+
 # --- the shipped grammar -------------------------------------------------------------------
 MISHEARD = [
     # (heard, intent, fn, args) as the turn should be decided

@@ -12,36 +12,24 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from mavend.config import Settings
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    ok: bool
-    detail: str
-    fix: str = ""
-
-    def line(self) -> str:
-        status = "ok  " if self.ok else "FAIL"
-        fix = f"\n      fix: {self.fix}" if not self.ok and self.fix else ""
-        return f"{status}  {self.name}: {self.detail}{fix}"
-
-    def to_json(self) -> dict[str, object]:
-        return {"check": self.name, "ok": self.ok, "detail": self.detail, "fix": self.fix}
+from mavend.doctor.check import Check
 
 
 def run_checks(settings: Settings, *, llm: bool = True) -> list[Check]:
     """Every check, in order. `llm=False` (the running daemon's page) leaves out loading
-    the LLM: a second copy beside the daemon's would double its memory."""
+    the LLM and timing the speech models: a second copy beside the daemon's would double
+    its memory."""
     checks: list[Check] = []
     checks += check_models(settings)
     for check in (check_audio_input, check_session_bus, check_data_dir):
         checks.append(_guarded(check, settings))
     if llm:
+        from mavend.doctor.speech import check_speech_model
+
+        checks.append(_guarded(check_speech_model, settings))
         checks.append(_guarded(check_llm, settings))
     else:
         checks.append(Check("llm", True, "not loaded again here: `mavend doctor` checks it"))

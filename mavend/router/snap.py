@@ -10,7 +10,8 @@ small edit away (the idea, not its code):
   expansion rules and slot values), so every word the grammar reads stays as heard;
 - by a grammar word within a small spelling distance (1 edit up to 4 letters, 2 beyond);
 - never by a word that decides an outcome (on/off, up/down, lock/unlock, all, numbers,
-  ...): turning "the lamp onn" into "on" would be a guess at the opposite of "off";
+  ...): turning "the lamp onn" into "on" would be a guess at the opposite of "off"; nor
+  is such a word, heard, ever replaced ("never", "nothing" stay what was said);
 - and only when the edited text is a full grammar match, and every edit that matches
   leads to the same command. Two different commands within reach: nothing is snapped
   (fuzzy matching never bridges two different things), and the deciders and the gate
@@ -87,6 +88,8 @@ def snap(
     for index, heard in enumerate(words):
         if heard in known or len(heard) < SHORTEST_WORD or not heard.isalpha():
             continue  # a word the grammar reads, a short one, a number: as heard
+        if heard in OUTCOME_WORDS:
+            continue  # "never", "nothing", "unlock": an outcome is never taken out either
         limit = allowed_distance(heard)
         for meant in targets:
             if abs(len(meant) - len(heard)) > limit:
