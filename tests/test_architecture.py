@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("paths", "clock"),
     ("config",),
     ("state", "models", "desktop", "home"),
-    ("router", "tts", "search"),
+    ("router", "tts", "search", "voices"),
     ("answers", "recurrence", "memory"),
     ("scheduler",),
     ("handlers",),

