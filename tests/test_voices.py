@@ -7,6 +7,7 @@ own. The measured equal error rate is bench/speaker_id.py's, not asserted here."
 from __future__ import annotations
 
 import io
+import json
 import pickle
 import struct
 import subprocess
@@ -154,3 +155,91 @@ def test_an_utterance_shorter_than_a_window_is_embedded(encoder: SpeakerEncoder)
     assert len(short) < 16_000
     vector = encoder.embed(short)
     assert vector.shape == (256,) and abs(float(np.linalg.norm(vector)) - 1) < 1e-5
+
+
+# --- enrolling and telling voices apart (mavend voices, mavend/voices/prints.py) ----------
+MAVEND = Path(sys.executable).parent / "mavend"
+ENROLL = ("good morning, what's on today", "could you turn the radio down a bit",
+          "I'll be back from work around six")
+
+
+def write_wav(path: Path, pcm: np.ndarray, rate: int = 16_000) -> Path:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(pcm.astype(np.int16).tobytes())
+    return path
+
+
+def mavend(config: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(MAVEND), "--config", str(config), "voices", *args],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+
+
+@pytest.fixture
+def household(tmp_path: Path) -> Path:
+    config = tmp_path / "config.toml"
+    config.write_text(f'[storage]\ndata_dir = "{tmp_path / "data"}"\n')
+    return config
+
+
+def test_an_enrolled_voice_is_told_from_another(tmp_path: Path, household: Path,
+                                                encoder: SpeakerEncoder) -> None:
+    from mavend.config import load_settings
+    from mavend.state.store import Store
+    from mavend.voices import VoicePrints
+
+    say = hibari()
+    files = [write_wav(tmp_path / f"sam{i}.wav", say(text)) for i, text in enumerate(ENROLL)]
+    enrolled = mavend(household, "enroll", "Sam", "--audio-file", *map(str, files))
+    assert enrolled.returncode == 0, enrolled.stderr
+    assert enrolled.stdout.startswith("enrolled sam: 3 recordings")
+    listed = mavend(household, "list", "--json")
+    (row,) = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert (row["name"], row["recordings"], row["encoder"]) == ("sam", 3, "resemblyzer-encoder")
+    store = Store.open(load_settings(household))
+    try:
+        prints = VoicePrints(store)
+        sam = prints.identify(encoder.embed(say(SENTENCES[0])))
+        stranger = prints.identify(encoder.embed(espeak(SENTENCES[0], "en-us")))
+    finally:
+        store.close()
+    assert sam.name == "sam", sam
+    assert stranger.name is None, stranger  # another voice is nobody, not the nearest one
+
+
+def test_recordings_of_two_voices_are_refused_and_nothing_is_stored(
+    tmp_path: Path, household: Path
+) -> None:
+    say = hibari()
+    files = [write_wav(tmp_path / "a.wav", say(ENROLL[0])),
+             write_wav(tmp_path / "b.wav", say(ENROLL[1])),
+             write_wav(tmp_path / "c.wav", espeak(ENROLL[2], "en-gb-scotland+f4"))]
+    refused = mavend(household, "enroll", "sam", "--audio-file", *map(str, files))
+    assert refused.returncode == 2, refused
+    assert "recording 3 does not sound like the others" in refused.stderr
+    assert mavend(household, "list", "--json").stdout == ""
+
+
+def test_a_bad_recording_or_name_is_a_clear_error(tmp_path: Path, household: Path) -> None:
+    junk = tmp_path / "junk.wav"
+    junk.write_bytes(b"RIFF not really a wav")
+    short = write_wav(tmp_path / "short.wav", np.zeros(4000))
+    bad = mavend(household, "enroll", "sam", "--audio-file", str(junk), str(short), str(short))
+    assert bad.returncode == 2 and "junk.wav: not a readable WAV file" in bad.stderr
+    short_only = mavend(household, "enroll", "sam", "--audio-file", *[str(short)] * 3)
+    assert short_only.returncode == 2 and "a few seconds expected" in short_only.stderr
+    named = mavend(household, "enroll", "sam; drop table", "--audio-file", str(short))
+    assert named.returncode == 2 and "a voice's name" in named.stderr
+    gone = mavend(household, "forget", "nobody")
+    assert gone.returncode == 1 and "no voice called 'nobody'" in gone.stderr
+
+
+def test_forgetting_a_voice_removes_it(tmp_path: Path, household: Path) -> None:
+    say = hibari()
+    files = [write_wav(tmp_path / f"{i}.wav", say(text)) for i, text in enumerate(ENROLL)]
+    assert mavend(household, "enroll", "robin", "--audio-file", *map(str, files)).returncode == 0
+    forgot = mavend(household, "forget", "Robin")
+    assert forgot.returncode == 0, forgot.stderr
+    assert mavend(household, "list", "--json").stdout == ""

@@ -60,12 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
         satellites,
         say,
         service,
+        voices,
         web,
     )
 
     for module in (
         run, say, route, doctor, pause, models, satellites, reminders, listen, memory, service,
-        home, evaluate, web,
+        home, evaluate, web, voices,
     ):  # fmt: skip
         module.register(commands)
     return parser

@@ -237,6 +237,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX changes_session_turn ON changes (session, turn)",
     ),
+    # 9: the household's enrolled voices (mavend/voices/): one voiceprint per name, the
+    # normed mean of its enrollment embeddings (float32 bytes), and which encoder made it.
+    (
+        """CREATE TABLE voices (
+            name TEXT PRIMARY KEY,
+            vector BLOB NOT NULL,
+            encoder TEXT NOT NULL,
+            utterances INTEGER NOT NULL,
+            seconds REAL NOT NULL,
+            enrolled_at TEXT NOT NULL
+        )""",
+    ),
 )
 
 

@@ -1,0 +1,121 @@
+"""`mavend voices enroll NAME --audio-file F...|list|forget NAME`: the household's voices."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import wave
+from pathlib import Path
+
+import numpy as np
+
+from mavend.errors import NotFoundError, UsageError
+
+EPILOG = """Enrolling takes at least three recordings of one person speaking (16-bit PCM WAV,
+mono or stereo, any rate; a few seconds each, ordinary sentences); recordings that do not
+sound like one voice are refused. Voiceprints stay in mavend's database and never leave it.
+exit codes: 0 ok, 1 no such voice or a storage error, 2 usage (a bad recording),
+3 configuration, 4 the encoder model is missing."""
+ENCODER = "resemblyzer-encoder"  # the model that makes the voiceprints
+
+
+def register(commands: argparse._SubParsersAction) -> None:
+    voices = commands.add_parser(
+        "voices", help="enroll, list or forget the household's voices",
+        description="who is speaking: enroll a voice from recordings, list or forget voices",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = voices.add_subparsers(dest="voices_command", metavar="ACTION", required=True)
+    enroll = actions.add_parser("enroll", help="enroll (or re-enroll) a voice",
+                                description="enroll NAME's voice from recordings",
+                                epilog=EPILOG)
+    enroll.add_argument("name", metavar="NAME", help='a spoken name: "sam", "grandma"')
+    enroll.add_argument("--audio-file", type=Path, nargs="+", required=True, metavar="WAV",
+                        help="three or more recordings of NAME speaking")
+    enroll.set_defaults(func=cmd_enroll)
+    listing = actions.add_parser("list", help="the enrolled voices", epilog=EPILOG)
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(func=cmd_list)
+    forget = actions.add_parser("forget", help="delete a voice's voiceprint", epilog=EPILOG)
+    forget.add_argument("name", metavar="NAME")
+    forget.set_defaults(func=cmd_forget)
+
+
+def read_wav(path: Path) -> np.ndarray:
+    """A WAV file as 16 kHz mono int16; a clear UsageError for anything else."""
+    from wakeword.audio import resample
+
+    try:
+        with wave.open(str(path), "rb") as w:
+            if w.getsampwidth() != 2:
+                raise UsageError(f"{path}: 16-bit PCM WAV expected "
+                                 f"({8 * w.getsampwidth()}-bit found)")
+            channels, rate = w.getnchannels(), w.getframerate()
+            pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
+    except (OSError, EOFError, wave.Error) as exc:
+        raise UsageError(f"{path}: not a readable WAV file ({exc})") from exc
+    if channels > 1:
+        pcm = pcm.reshape(-1, channels).mean(axis=1).astype(np.int16)
+    if len(pcm) < rate:  # under a second: too little of a voice to know it by
+        raise UsageError(f"{path}: {len(pcm) / rate:.1f} s of audio; a few seconds expected")
+    return resample(pcm, rate, 16_000) if rate != 16_000 else pcm
+
+
+def _open(args: argparse.Namespace):
+    from mavend.cli.common import settings_from
+    from mavend.state.store import Store
+    from mavend.voices import VoicePrints
+
+    settings = settings_from(args)
+    store = Store.open(settings)
+    return settings, store, VoicePrints(store)
+
+
+def cmd_enroll(args: argparse.Namespace) -> int:
+    from mavend.models import require
+    from mavend.voices import SpeakerEncoder
+    from mavend.voices.prints import voice_name
+
+    name = voice_name(args.name)  # a bad name is refused before any work
+    recordings = [read_wav(path) for path in args.audio_file]
+    settings, store, prints = _open(args)
+    try:
+        encoder = SpeakerEncoder.load(require(ENCODER, settings.models.models_path()))
+        vectors = [encoder.embed(audio) for audio in recordings]
+        seconds = sum(len(a) for a in recordings) / 16_000
+        enrolled = prints.enroll(name, vectors, encoder=ENCODER, seconds=seconds)
+    finally:
+        store.close()
+    print(f"enrolled {enrolled.name}: {enrolled.utterances} recordings, "
+          f"{enrolled.seconds:.1f} s of speech")
+    return 0
+
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    _settings, store, prints = _open(args)
+    try:
+        voices = prints.all()
+    finally:
+        store.close()
+    for voice in voices:
+        row = {"name": voice.name, "recordings": voice.utterances, "seconds": voice.seconds,
+               "encoder": voice.encoder, "enrolled_at": voice.enrolled_at}
+        print(json.dumps(row) if args.json else
+              f"{voice.name}: {voice.utterances} recordings, {voice.seconds:.1f} s, "
+              f"enrolled {voice.enrolled_at}")
+    if not voices and not args.json:
+        print("no voices enrolled (`mavend voices enroll NAME --audio-file ...`)")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace) -> int:
+    _settings, store, prints = _open(args)
+    try:
+        gone = prints.forget(args.name)
+    finally:
+        store.close()
+    if not gone:
+        raise NotFoundError(f"no voice called {args.name!r} is enrolled")
+    print(f"forgot {args.name}'s voice")
+    return 0
