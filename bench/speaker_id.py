@@ -36,7 +36,7 @@ from wakeword_data import condition  # noqa: E402
 from mavend.machine import describe_machine  # noqa: E402
 from mavend.models import require  # noqa: E402
 from mavend.voices import SpeakerEncoder  # noqa: E402
-from wakeword.audio import resample  # noqa: E402
+from wakeword.audio import resample, to_int16  # noqa: E402
 
 ENROLL = 3
 SENTENCES = (
@@ -69,7 +69,7 @@ def espeak(text: str, voice: str, pitch: int) -> np.ndarray:
 
 
 def float_to_16k(audio: np.ndarray, rate: int) -> np.ndarray:
-    return resample((np.clip(audio, -1, 1) * 32767).astype(np.int16), rate, 16_000)
+    return resample(to_int16(audio), rate, 16_000)
 
 
 def voices() -> dict[str, callable]:

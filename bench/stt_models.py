@@ -50,7 +50,7 @@ from mavend.machine import describe_machine  # noqa: E402
 from mavend.models import require  # noqa: E402
 from mavend.router import build_router  # noqa: E402
 from tests.audio_fixtures import concat, silence  # noqa: E402
-from wakeword.audio import resample  # noqa: E402
+from wakeword.audio import resample, to_int16  # noqa: E402
 from wakeword.stt import SpeechToText, command_text, normalize_words  # noqa: E402
 
 WAKE_WORDS = ("hey jarvis", "jarvis")
@@ -111,8 +111,7 @@ def piper_joe(length: float) -> Voice:
 
 
 def resample_float(audio: np.ndarray, rate: int) -> np.ndarray:
-    pcm = (np.clip(audio, -1.0, 1.0) * 32767).astype(np.int16)
-    return resample(pcm, rate, RATE)
+    return resample(to_int16(audio), rate, RATE)
 
 
 def routed_right(router, said: str, intent: str, *, snap: bool) -> bool:

@@ -120,13 +120,12 @@ def espeak(text: str, voice: str) -> np.ndarray:
 
 def hibari() -> callable:
     from mavend.tts.voice import Voice
-    from wakeword.audio import resample
+    from wakeword.audio import resample, to_int16
 
     voice = Voice.load(require_model("hibari-heart"))
 
     def say(text: str) -> np.ndarray:
-        pcm = (np.clip(voice.synthesize(text), -1, 1) * 32767).astype(np.int16)
-        return resample(pcm, voice.sample_rate, 16_000)
+        return resample(to_int16(voice.synthesize(text)), voice.sample_rate, 16_000)
 
     return say
 

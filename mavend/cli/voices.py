@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import wave
 from pathlib import Path
 
 import numpy as np
 
 from mavend.errors import NotFoundError, UsageError
 
-EPILOG = """Enrolling takes at least three recordings of one person speaking (16-bit PCM WAV,
-mono or stereo, any rate; a few seconds each, ordinary sentences); recordings that do not
-sound like one voice are refused. Voiceprints stay in mavend's database and never leave it.
+EPILOG = """Enrolling takes at least three recordings of one person speaking (WAV of any
+format, rate and channels, or another audio file; a few seconds each, ordinary sentences);
+recordings that do not sound like one voice are refused. Voiceprints stay in mavend's
+database and never leave it.
 exit codes: 0 ok, 1 no such voice or a storage error, 2 usage (a bad recording),
 3 configuration, 4 the encoder model is missing."""
 ENCODER = "resemblyzer-encoder"  # the model that makes the voiceprints
@@ -41,24 +41,19 @@ def register(commands: argparse._SubParsersAction) -> None:
     forget.set_defaults(func=cmd_forget)
 
 
-def read_wav(path: Path) -> np.ndarray:
-    """A WAV file as 16 kHz mono int16; a clear UsageError for anything else."""
-    from wakeword.audio import resample
+def read_recording(path: Path) -> np.ndarray:
+    """A recording as 16 kHz mono int16 (wakeword's reader: WAV of any format, or any file
+    PyAV decodes); a clear UsageError for anything else or too short."""
+    from wakeword.sources import AudioInputError, read_audio_file
 
     try:
-        with wave.open(str(path), "rb") as w:
-            if w.getsampwidth() != 2:
-                raise UsageError(f"{path}: 16-bit PCM WAV expected "
-                                 f"({8 * w.getsampwidth()}-bit found)")
-            channels, rate = w.getnchannels(), w.getframerate()
-            pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16)
-    except (OSError, EOFError, wave.Error) as exc:
-        raise UsageError(f"{path}: not a readable WAV file ({exc})") from exc
-    if channels > 1:
-        pcm = pcm.reshape(-1, channels).mean(axis=1).astype(np.int16)
-    if len(pcm) < rate:  # under a second: too little of a voice to know it by
-        raise UsageError(f"{path}: {len(pcm) / rate:.1f} s of audio; a few seconds expected")
-    return resample(pcm, rate, 16_000) if rate != 16_000 else pcm
+        pcm = read_audio_file(path)
+    except AudioInputError as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        raise UsageError(f"{path}: not a readable WAV file ({reason})") from exc
+    if len(pcm) < 16_000:  # under a second: too little of a voice to know it by
+        raise UsageError(f"{path}: {len(pcm) / 16_000:.1f} s of audio; a few seconds expected")
+    return pcm
 
 
 def _open(args: argparse.Namespace):
@@ -77,7 +72,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     from mavend.voices.prints import voice_name
 
     name = voice_name(args.name)  # a bad name is refused before any work
-    recordings = [read_wav(path) for path in args.audio_file]
+    recordings = [read_recording(path) for path in args.audio_file]
     settings, store, prints = _open(args)
     try:
         encoder = SpeakerEncoder.load(require(ENCODER, settings.models.models_path()))

@@ -13,6 +13,7 @@ budget (a turn would wait on hearing), and says what to set.
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from dataclasses import dataclass
@@ -94,8 +95,7 @@ def _time_decode(stt: SttSettings, name: str, clip: np.ndarray, models_dir: Path
 
     try:
         model = SpeechToText.from_settings(
-            SttSettings(**{**_fields(stt), "model": name}), models_dir,
-            wake_words=("hey jarvis",),
+            dataclasses.replace(stt, model=name), models_dir, wake_words=("hey jarvis",)
         )
     except ModelError:
         return Timed(name, None)
@@ -108,21 +108,13 @@ def _time_decode(stt: SttSettings, name: str, clip: np.ndarray, models_dir: Path
     return Timed(name, statistics.median(times))
 
 
-def _fields(stt: SttSettings) -> dict[str, object]:
-    return {name: getattr(stt, name) for name in ("language", "beam_size", "threads",
-                                                  "compute_type", "vad_filter",
-                                                  "encoder_window")}
-
-
 def _sample_clip(models_dir: Path) -> np.ndarray:
     """The sample command in the shipped voice, 16 kHz int16, with a little silence."""
     from mavend.models import require
     from mavend.tts.voice import Voice
-    from wakeword.audio import resample
+    from wakeword.audio import resample, to_int16
 
     voice = Voice.load(require("hibari-heart", models_dir))
-    audio = voice.synthesize(SAMPLE)
-    pcm = (np.clip(audio, -1.0, 1.0) * 32767).astype(np.int16)
-    speech = resample(pcm, voice.sample_rate, 16_000)
+    speech = resample(to_int16(voice.synthesize(SAMPLE)), voice.sample_rate, 16_000)
     pad = np.zeros(4_000, dtype=np.int16)
     return np.concatenate([pad, speech, pad])

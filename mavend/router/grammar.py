@@ -85,13 +85,10 @@ class CommandGrammar:
         return self._known
 
     def snap(self, text: str) -> Snapped[GrammarMatch] | None:
-        """`text` as the grammar command it is one misheard word away from (router.snap),
-        or None: when it already matches, when nothing is near, or when two different
-        commands are."""
+        """`text`, which `match` did not match, as the grammar command it is one misheard
+        word away from (router.snap); None when nothing is near, or two commands are."""
         normalized = normalize(self.strip_wake_word(normalize(text)))
         if not normalized or len(normalized) > MAX_COMMAND_CHARS:
-            return None
-        if self.match(normalized) is not None:
             return None
         return snap(normalized, self.known_words(), self._fixed_match, same=_same_command)
 

@@ -22,6 +22,7 @@ A pure module: text and the grammar's matcher in, a snapped match or None out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -67,6 +68,12 @@ def snap_words(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(words)
 
 
+@functools.lru_cache(maxsize=8)
+def _targets(known: frozenset[str]) -> tuple[str, ...]:
+    """The words a snap may put in: a grammar's, once (snap runs on every turn it misses)."""
+    return tuple(sorted(w for w in known if len(w) >= SHORTEST_WORD and w not in OUTCOME_WORDS))
+
+
 def allowed_distance(word: str) -> int:
     return 1 if len(word) <= 4 else 2
 
@@ -82,7 +89,7 @@ def snap(
     words = text.split()
     if len(words) > MAX_WORDS:
         return None
-    targets = sorted(w for w in known if len(w) >= SHORTEST_WORD and w not in OUTCOME_WORDS)
+    targets = _targets(known)
     found: list[Snapped[M]] = []
     tries = 0
     for index, heard in enumerate(words):

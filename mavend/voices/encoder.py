@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mavend.voices.checkpoint import load_state_dict
+
 RATE = 16_000
 N_FFT = 400  # 25 ms
 HOP = 160  # 10 ms
@@ -100,8 +102,6 @@ class SpeakerEncoder:
 
     @classmethod
     def load(cls, path: Path) -> SpeakerEncoder:
-        from mavend.voices.checkpoint import load_state_dict
-
         return cls(load_state_dict(path, "model_state"))
 
     def embed_windows(self, mels: np.ndarray) -> np.ndarray:
