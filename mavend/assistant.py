@@ -33,7 +33,7 @@ from mavend.handlers import (
     parse_forget,
 )
 from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
-from mavend.handlers.confirm import confirm_key, pending_op
+from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
 from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
@@ -80,6 +80,7 @@ class Turn:
     decision: Decision | None
     reply: Reply
     duration_ms: float
+    speaker: str = ""  # TurnContext.speaker: an enrolled voice, "unknown", or ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +88,7 @@ class Turn:
             "decision": self.decision.to_json() if self.decision else None,
             "reply": self.reply.to_json(),
             "duration_ms": round(self.duration_ms, 1),
+            "speaker": self.speaker,
         }
 
 
@@ -145,7 +147,9 @@ class Assistant:
         # Undecodable bytes (a stray byte in argv or on stdin) arrive as lone
         # surrogates, which SQLite cannot store: they become U+FFFD here.
         text = LONE_SURROGATE.sub("\ufffd", text)
+        speaker = context.speaker if context is not None else ""
         with self._lock:
+            self.ctx.speaker = speaker  # the handlers' view of who is asking, this turn
             decision: Decision | None = None
             # Taken by any turn of the session: a correction reaches only the turn just
             # before it, said in the same place.
@@ -166,10 +170,12 @@ class Assistant:
             except Exception:  # a bug in one handler must not end the daemon
                 log.exception("turn failed")
                 reply = Reply("Sorry, something went wrong.", Outcome.FAILED, "internal")
+            finally:
+                self.ctx.speaker = ""
             duration = (time.monotonic() - started) * 1000.0
-            self._log(text, decision, reply, duration)
+            self._log(text, decision, reply, duration, speaker)
             self._keep_changes(session, text, reply)
-        return Turn(text, decision, reply, duration)
+        return Turn(text, decision, reply, duration, speaker)
 
     # the pipeline --------------------------------------------------------
     def _turn(
@@ -249,7 +255,9 @@ class Assistant:
                 utterance,
                 session=session,
                 previous=previous,
-                trusted=session_trusted(self.settings, session),
+                # A voice [voices] confirm_from = "enrolled" turns away teaches nothing.
+                trusted=session_trusted(self.settings, session)
+                and self.ctx.voice_refusal("learn") is None,
             )
             continued = None
             # A correction, a clarify answer or a repair is the user's own word about
@@ -298,6 +306,12 @@ class Assistant:
         )
         if said in NO:
             return decision, Reply("OK, I won't.")
+        if yes_from_another_voice(pending, self.ctx.speaker, self.settings.voices.confirm_from):
+            return decision, Reply(
+                "That yes has to come from the one who asked. Nothing was done.",
+                Outcome.REFUSED,
+                "another_voice",
+            )
         if expires is not None and expires < self.ctx.now().timestamp():
             timeout = self.settings.acts.confirm_timeout_s
             return decision, Reply(
@@ -393,7 +407,9 @@ class Assistant:
         said = normalize(utterance)
         return normalize(grammar.strip_wake_word(said)) if grammar is not None else said
 
-    def _log(self, text: str, decision: Decision | None, reply: Reply, duration: float) -> None:
+    def _log(
+        self, text: str, decision: Decision | None, reply: Reply, duration: float, speaker: str
+    ) -> None:
         try:
             self.ctx.turns.add(
                 self.ctx.now(),
@@ -404,6 +420,7 @@ class Assistant:
                 outcome=str(reply.outcome),
                 error_class=reply.error_class,
                 duration_ms=duration,
+                speaker=speaker,
             )
         except StorageError as exc:
             log.error("the turn could not be logged: %s", exc)

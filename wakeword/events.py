@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, ClassVar
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,9 @@ class Transcript:
     speech_end_monotonic: float  # time.monotonic() at the end of speech
     stt: dict[str, float] = field(default_factory=dict)  # avg_logprob, no_speech_prob, ...
     utterance: int = 0  # the id a `Partial` of the same utterance carried
+    # The utterance's 16 kHz int16 audio, when the consumer asked for it (who is
+    # speaking); never written out as JSON.
+    audio: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def latency_ms(self) -> float:
@@ -127,7 +132,10 @@ _KINDS: dict[str, type] = {
 
 def event_to_json(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"event": event.kind}
+    if isinstance(event, Transcript) and event.audio is not None:
+        event = replace(event, audio=None)  # not copied by asdict, not written
     out.update(asdict(event))
+    out.pop("audio", None)
     if isinstance(event, Transcript):
         out["latency_ms"] = {"end_of_speech_to_transcript": round(event.latency_ms, 1)}
     return out

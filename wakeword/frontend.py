@@ -86,6 +86,7 @@ class FrontEnd:
         preroll_s: float = 1.5,
         wake_words: Sequence[str] = ("hey jarvis", "jarvis"),
         is_complete: Callable[[str], Whole] | None = None,
+        keep_audio: bool = False,
     ):
         self.wake = wake
         self.vad = vad
@@ -100,7 +101,10 @@ class FrontEnd:
         self._follow_up_s: float | None = None
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
-        self._transcriber = Transcriber(stt, sink, self.wake_words, is_complete)
+        # keep_audio: each Transcript carries its utterance's audio (who is speaking).
+        self._transcriber = Transcriber(
+            stt, sink, self.wake_words, is_complete, keep_audio=keep_audio
+        )
         # Mavend's own playback, and what stops it (set by the voice service).
         self.echo: PlaybackReference | None = None
         self.on_barge_in: Callable[[], object] | None = None
@@ -116,6 +120,7 @@ class FrontEnd:
         sink: EventSink,
         grammar=None,
         slots_filled: Callable[[str], bool] | None = None,
+        keep_audio: bool = False,
         **stt_options,
     ) -> FrontEnd:
         """The real models, from the model cache (never downloaded here).
@@ -155,6 +160,7 @@ class FrontEnd:
             preroll_s=settings.wakeword.preroll_s,
             wake_words=settings.router.wake_words,
             is_complete=command_checker(grammar, slots_filled) if early else None,
+            keep_audio=keep_audio,
         )
 
     # control -------------------------------------------------------------------

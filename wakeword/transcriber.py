@@ -91,8 +91,11 @@ class Transcriber:
         sink: EventSink,
         wake_words: Sequence[str],
         is_complete: Callable[[str], Whole] | None,
+        *,
+        keep_audio: bool = False,
     ):
         self.stt = stt
+        self.keep_audio = keep_audio
         self.sink = sink
         self.wake_words = wake_words
         self.is_complete = is_complete
@@ -204,6 +207,7 @@ class Transcriber:
                 speech_end_monotonic=mark.eos_monotonic,
                 stt=result.to_json(),
                 utterance=utt.id,
+                audio=utt.samples() if self.keep_audio else None,
             )
             log.info("transcript (%s, %.0f ms after speech): %r", reason,
                      (now - mark.eos_monotonic) * 1000, text)

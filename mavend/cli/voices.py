@@ -16,7 +16,6 @@ recordings that do not sound like one voice are refused. Voiceprints stay in mav
 database and never leave it.
 exit codes: 0 ok, 1 no such voice or a storage error, 2 usage (a bad recording),
 3 configuration, 4 the encoder model is missing."""
-ENCODER = "resemblyzer-encoder"  # the model that makes the voiceprints
 
 
 def register(commands: argparse._SubParsersAction) -> None:
@@ -68,7 +67,7 @@ def _open(args: argparse.Namespace):
 
 def cmd_enroll(args: argparse.Namespace) -> int:
     from mavend.models import require
-    from mavend.voices import SpeakerEncoder
+    from mavend.voices import ENCODER, SpeakerEncoder
     from mavend.voices.prints import voice_name
 
     name = voice_name(args.name)  # a bad name is refused before any work

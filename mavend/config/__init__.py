@@ -44,6 +44,7 @@ from mavend.config.voice import (
     TtsSettings,
     WakeWordSettings,
 )
+from mavend.config.voices import VoicesSettings
 from mavend.config.web import WebSettings
 from mavend.errors import ConfigError
 
@@ -55,8 +56,9 @@ __all__ = [
     "LlmSettings", "LoggingSettings", "MemorySettings", "ModelSettings", "MqttSettings",
     "Name", "NonNegative", "NotificationSettings", "Positive", "Probability",
     "ReminderSettings", "RouterSettings", "SatelliteSpec", "Settings", "SlotKind",
-    "SpokenName", "StorageSettings", "SttSettings", "TtsSettings", "WakeWordSettings",
-    "WeatherSettings", "WebSettings", "WyomingSettings", "load_settings", "parse_settings",
+    "SpokenName", "StorageSettings", "SttSettings", "TtsSettings", "VoicesSettings",
+    "WakeWordSettings", "WeatherSettings", "WebSettings", "WyomingSettings", "load_settings",
+    "parse_settings",
 ]
 
 
@@ -82,6 +84,7 @@ class Settings:
     earcons: EarconSettings = field(default_factory=EarconSettings)
     wyoming: WyomingSettings = field(default_factory=WyomingSettings)
     web: WebSettings = field(default_factory=WebSettings)
+    voices: VoicesSettings = field(default_factory=VoicesSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     models: ModelSettings = field(default_factory=ModelSettings)
     logging: LoggingSettings = field(default_factory=LoggingSettings)

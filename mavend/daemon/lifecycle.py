@@ -51,6 +51,7 @@ from mavend.daemon.page import PageService
 from mavend.daemon.reload import Changes, release_models
 from mavend.daemon.remote import RemoteVoices
 from mavend.daemon.sdnotify import SystemdNotifier
+from mavend.daemon.speakers import SpeakerTags
 from mavend.daemon.supervisor import Supervisor
 from mavend.daemon.voice import PrefetchingRouter, VoiceService
 from mavend.desktop.notify import Notification, Notifier, NotifyUnavailable
@@ -177,6 +178,8 @@ class Daemon:
         self.speaker: Any = None  # mavend.tts.Speaker: spoken replies and earcons (audio only)
         # Wyoming satellites and the Wyoming server (mavend/daemon/remote.py).
         self.remote = RemoteVoices(self, self.supervisor, self._satellite_turn)
+        # Who said each turn ([voices]); off until the store is open.
+        self.speakers = SpeakerTags(self.settings, None)
         # Turns wait here in arrival order (asyncio.Lock wakes its waiters first come,
         # first served): rooms take turns at the one local LLM, and a waiting turn holds
         # no worker thread.
@@ -280,6 +283,8 @@ class Daemon:
         )
         self.router = PrefetchingRouter(self._router or await asyncio.to_thread(self._build_router))
         self.assistant = self._make_assistant(settings, self.router)
+        self.speakers = SpeakerTags(settings, self.store)
+        await asyncio.to_thread(self.speakers.load)
         self.router.context_for = self.assistant.memory.context_for
         await asyncio.to_thread(self.scheduler.start)
         services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
@@ -392,6 +397,9 @@ class Daemon:
         self.settings = settings
         self.assistant = self._make_assistant(settings, router)
         router.context_for = self.assistant.memory.context_for
+        if changed.voices:
+            self.speakers = SpeakerTags(settings, self.store)
+            await asyncio.to_thread(self.speakers.load)
         assert self.delivery is not None and self.notifier is not None
         self.delivery.settings = settings
         self.notifier.settings = settings.notifications
@@ -517,6 +525,7 @@ class Daemon:
                     raise ShuttingDown(SHUTTING_DOWN)
                 # Taken now, not on arrival: a reload meanwhile has closed the old one.
                 assistant = self.assistant
+                context = self.speakers.context(session, context)
                 turn = await asyncio.get_running_loop().run_in_executor(
                     self._turn_worker,
                     partial(assistant.handle_text, text, session=session, context=context),
@@ -532,8 +541,9 @@ class Daemon:
 
     async def _voice_turn(self, transcript: Any) -> None:
         self._tell("transcript", transcript.text, transcript.confidence)
+        speaker = await self.speakers.of_transcript(transcript)
         try:
-            turn = await self.submit_text(transcript.text)
+            turn = await self.submit_text(transcript.text, context=TurnContext(speaker=speaker))
         except ShuttingDown:
             log.info("heard %r while stopping: refused", transcript.text)
             if self.speaker is not None:

@@ -20,8 +20,9 @@ from mavend.router import Lazy
 
 log = logging.getLogger("mavend.reload")  # the name its journal lines have always had
 
-# What the microphone's front end is built from.
-LISTENING_SECTIONS = ("audio", "wakeword", "endpoint", "stt")
+# What the microphone's front end is built from ([voices]: whether it keeps each
+# utterance's audio, to tell who spoke).
+LISTENING_SECTIONS = ("audio", "wakeword", "endpoint", "stt", "voices")
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Changes:
     satellites: bool  # [[satellites]], or what their front ends and replies are made of
     wyoming: bool  # [wyoming], or the voice it serves
     web: bool = False  # [web]: the page starts, stops or moves
+    voices: bool = False  # [voices]: who is speaking is told apart, or how
 
     @classmethod
     def between(cls, old: Settings, new: Settings) -> Changes:
@@ -44,6 +46,7 @@ class Changes:
             satellites=old.satellites != new.satellites or listening or voice,
             wyoming=old.wyoming != new.wyoming or voice,
             web=old.web != new.web,
+            voices=old.voices != new.voices,
         )
 
 

@@ -267,7 +267,9 @@ class VoiceService:
             from wakeword import FrontEnd
 
             factory = FrontEnd.from_settings
-        front = factory(self.settings, sink=sink, grammar=grammar, slots_filled=filled)
+        # [voices]: each transcript keeps its audio, to tell who spoke (mavend/daemon/speakers.py).
+        extra = {"keep_audio": True} if self.settings.voices.enabled else {}
+        front = factory(self.settings, sink=sink, grammar=grammar, slots_filled=filled, **extra)
         self._sink = sink
         self._link_echo(front)
         log.info("audio front end loaded in %.1f s", time.monotonic() - started)

@@ -26,6 +26,8 @@ def run_checks(settings: Settings, *, llm: bool = True) -> list[Check]:
     checks += check_models(settings)
     for check in (check_audio_input, check_session_bus, check_data_dir):
         checks.append(_guarded(check, settings))
+    if settings.voices.enabled:
+        checks.append(_guarded(check_voices, settings))
     if llm:
         from mavend.doctor.speech import check_speech_model
 
@@ -174,6 +176,28 @@ def check_data_dir(settings: Settings) -> Check:
             "fix its permissions, or set [storage] data_dir",
         )
     return Check("data dir", True, f"{directory} is writable")
+
+
+def check_voices(settings: Settings) -> Check:
+    """[voices] enabled: who is enrolled. With confirm_from = "enrolled" and nobody
+    enrolled, no voice may confirm a destructive act or write memory: a failing check."""
+    from mavend.state.store import Store
+    from mavend.voices import ENCODER, VoicePrints
+
+    store = Store.open(settings)
+    try:
+        prints = VoicePrints(store).all()
+    finally:
+        store.close()
+    names = [p.name for p in prints if p.encoder == ENCODER]
+    enroll = "mavend voices enroll NAME --audio-file a.wav b.wav c.wav"
+    if not names:
+        if settings.voices.confirm_from == "enrolled":
+            return Check("voices", False, 'confirm_from = "enrolled" and no voice is enrolled: '
+                         "no one may confirm a destructive act or write notes", enroll)
+        return Check("voices", True, "no voice enrolled yet: every spoken turn is unknown")
+    return Check("voices", True, f"{len(names)} enrolled ({', '.join(names)}); "
+                 f"confirm_from = {settings.voices.confirm_from!r}")
 
 
 def check_llm(settings: Settings) -> Check:

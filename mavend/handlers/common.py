@@ -18,8 +18,9 @@ from mavend.replies import Reply as Reply
 from mavend.replies import human_list
 from mavend.router.grammar import normalize
 from mavend.scheduler import ReminderBook
-from mavend.state.records import ActLog, FactLog, NoteBook, SessionState, TurnLog
+from mavend.state.records import ActLog, FactLog, NoteBook, SessionState, Speakers, TurnLog
 from mavend.state.store import Store
+from mavend.voices.identify import UNKNOWN
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,13 @@ class TurnContext:
     # The conversation it belongs to (mavend.conversation: "local", "satellite:kitchen",
     # "wyoming:<peer>"); "" = the local one. A pending yes/no belongs to one session.
     session: str = ""
+    # Who said it ([voices] enabled): the enrolled voice's name, UNKNOWN_SPEAKER when a
+    # voice was heard that no enrollment matches, "" when voices were not told apart
+    # (typed, or [voices] off).
+    speaker: str = ""
+
+UNKNOWN_SPEAKER = UNKNOWN  # mavend.voices: a voice no enrollment matches
+
 
 # A free reply (chat, phrasing a recalled answer) may take longer than a routing
 # decision ([router] llm_timeout_s): ~100 tokens at ~40 tok/s on two cores, plus
@@ -75,6 +83,9 @@ class HandlerContext:
     # Called after a reminder is added or changed (the daemon syncs its scheduler).
     on_reminders_changed: Callable[[], None] = lambda: None
     system_commands: Sequence[str] = ()  # from the grammar, for "help"
+    # Who said the turn being handled (TurnContext.speaker): set by the assistant for
+    # the turn, under its lock (one turn at a time); "" between turns.
+    speaker: str = ""
     facts: FactLog = field(init=False)
     notes: NoteBook = field(init=False)
     turns: TurnLog = field(init=False)
@@ -92,6 +103,42 @@ class HandlerContext:
 
     def now(self) -> datetime:
         return self.clock().astimezone(self.tz)
+
+    # who is speaking (mavend/voices/, [voices]) --------------------------
+    def readable(self) -> Speakers:
+        """Whose facts and notes this turn may read: every row when voices are not told
+        apart; an enrolled voice its own and the household's; an unknown voice only the
+        household's (another person's locker code is never read out to a stranger)."""
+        if not self.settings.voices.enabled or not self.speaker:
+            return None
+        if self.speaker == UNKNOWN_SPEAKER:
+            return ("",)
+        return ("", self.speaker)
+
+    def erasable(self) -> Speakers:
+        """Whose facts and notes "forget everything about me" reaches: every row when
+        voices are not told apart; an enrolled voice only its own; an unknown voice only
+        the household's."""
+        if not self.settings.voices.enabled or not self.speaker:
+            return None
+        return (self.owner_of_writes(),)
+
+    def owner_of_writes(self) -> str:
+        """Whose a fact or a note said now is: the enrolled voice's, else the household's."""
+        return "" if self.speaker == UNKNOWN_SPEAKER else self.speaker
+
+    def voice_refusal(self, what: str) -> Reply | None:
+        """A refusal when `[voices] confirm_from = "enrolled"` and the turn's voice is not
+        an enrolled one; None when it may go on. `what`: "do that", "keep notes", ..."""
+        voices = self.settings.voices
+        if voices.confirm_from != "enrolled" or self.speaker != UNKNOWN_SPEAKER:
+            return None
+        return Reply(
+            f"I only {what} for a voice I know, and I don't know yours. "
+            "The owner can enroll it with mavend voices enroll.",
+            Outcome.REFUSED,
+            "unknown_voice",
+        )
 
     def embed(self, text: str) -> tuple[np.ndarray | None, str]:
         """The text's embedding and the embedder's fingerprint, or (None, "") without one."""

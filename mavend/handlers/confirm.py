@@ -3,7 +3,8 @@
 One question per session at a time, kept in the session table (so `mavend say yes` in
 another process can answer it) with an expiry of `[acts] confirm_timeout_s`. The
 session's next turn either answers it (a whole-utterance yes or no, `assistant.YES` /
-`assistant.NO`) or drops it; a yes said in another session never reaches it.
+`assistant.NO`) or drops it; a yes said in another session never reaches it, and with
+`[voices] confirm_from = "enrolled"` neither does a yes in another voice.
 
 What waits is named by `op`: "act" (an allowlisted act and its checked arguments), or
 "<room>.<operation>" for a bulk one ("reminders.cancel", "lists.clear", ...), with a
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mavend.handlers.common import UNKNOWN_SPEAKER as UNKNOWN
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 
 CONFIRM_KEY = "confirm"
@@ -29,6 +31,18 @@ def confirm_key(session: str = "") -> str:
 def pending_op(pending: Mapping[str, Any]) -> str:
     """The operation a stored question waits on ("act" for rows written before ops)."""
     return str(pending.get("op") or "act")
+
+
+def yes_from_another_voice(pending: Mapping[str, Any], speaker: str, confirm_from: str) -> bool:
+    """With `confirm_from = "enrolled"`, a yes said in another enrolled voice than the
+    one that asked does not count. A yes no voice was found in does: a bare "yes" is too
+    short to tell a voice by (it scores under the threshold against every voiceprint,
+    tests/test_voices_turns.py), and the question was asked, in this session, moments
+    before, by the voice that may ask it."""
+    asker = str(pending.get("speaker") or "")
+    if confirm_from != "enrolled" or not asker or speaker in ("", asker):
+        return False
+    return speaker != UNKNOWN
 
 
 def op_room(op: str) -> str:
@@ -57,9 +71,17 @@ class Confirmations:
         data: Mapping[str, Any] | None = None,
     ) -> Reply:
         """Store the question and return it (Outcome.CONFIRM). `question` is the words
-        before "Say yes within N seconds." ("Cancel all 3 timers?")."""
+        before "Say yes within N seconds." ("Cancel all 3 timers?").
+
+        With `[voices] confirm_from = "enrolled"`, a voice no enrollment matches is
+        refused here and nothing waits: what asks first is what a stranger may not do.
+        The question remembers who asked; only their yes runs it."""
+        refused = self.ctx.voice_refusal("do that")
+        if refused is not None:
+            return refused
         now = self.ctx.now()
-        value = {"op": op, **dict(payload), "asked_at": now.timestamp(), "room": room}
+        value = {"op": op, **dict(payload), "asked_at": now.timestamp(), "room": room,
+                 "speaker": self.ctx.speaker}
         expires = now.timestamp() + self.timeout_s
         self.ctx.session.put(confirm_key(session), value, expires_ts=expires)
         return Reply(

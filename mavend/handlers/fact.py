@@ -68,6 +68,9 @@ class FactHandler:
         slots = decision.slots
         if not slots.has_key or not slots.key:
             return None
+        refused = self.ctx.voice_refusal("keep a log")
+        if refused is not None:
+            return refused
         utterance = decision.utterance.strip()
         vector, embedder = self.ctx.embed(utterance or f"{slots.key} {slots.value}")
         fact = self.ctx.facts.add(
@@ -77,8 +80,10 @@ class FactHandler:
             utterance=utterance,
             embedding=vector,
             embedder=embedder,
+            speaker=self.ctx.owner_of_writes(),
         )
-        ref = {"id": fact.id, "key": fact.key, "value": fact.value, "utterance": utterance}
+        ref = {"id": fact.id, "key": fact.key, "value": fact.value, "utterance": utterance,
+               "speaker": fact.speaker}
         return Reply(
             f"Noted: {fact_phrase(fact.key, fact.value)}.",
             data={"fact_id": fact.id, "key": fact.key, "value": fact.value},
@@ -124,7 +129,8 @@ class FactQueries:
         best = self._best_fact(_strip_period(what))
         if best is None:
             return None
-        rows = self.ctx.facts.between(best.key, period.start, period.end)
+        rows = self.ctx.facts.between(best.key, period.start, period.end,
+                                      speakers=self.ctx.readable())
         label = best.key.replace("_", " ")
         if not rows:
             return Reply(f"Nothing logged for {label} {period.name}.", data={"key": best.key})
@@ -145,7 +151,8 @@ class FactQueries:
         best = self._best_fact(_strip_period(what))
         if best is None:
             return None
-        rows = self.ctx.facts.between(best.key, period.start, period.end, newest_first=True)
+        rows = self.ctx.facts.between(best.key, period.start, period.end, newest_first=True,
+                                      speakers=self.ctx.readable())
         now = self.ctx.now()
         if rows:
             latest = rows[0]
@@ -168,7 +175,10 @@ class FactQueries:
         if not wanted:
             return None
         best: tuple[int, float, int, Fact] | None = None
-        for fact in RecordSearch.of(self.ctx.store).fact_groups(search_words(what)):
+        groups = RecordSearch.of(self.ctx.store).fact_groups(
+            search_words(what), speakers=self.ctx.readable()
+        )
+        for fact in groups:
             key_stems = content_stems(fact.key.replace("_", " "))
             score = 2 * len(wanted & key_stems) + len(wanted & content_stems(fact.value))
             # A tie keeps the newest.

@@ -23,11 +23,14 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, 
 from mavend.handlers.confirm import Confirmations
 from mavend.memory.engine import LAST_KEY
 from mavend.router.grammar import normalize
+from mavend.state.records import Speakers, speakers_clause
 
 # The word index over a table (schema 7). It drops an erased row's words only when its
 # segments merge, so an erasure merges them at once: the forgotten words leave the
 # index in the same transaction (mavend.search).
 WORD_INDEXES = {"notes": "notes_fts", "facts": "facts_fts"}
+# The tables whose rows are kept per voice (schema 10's `speaker` column).
+SPEAKER_TABLES = frozenset({"notes", "facts"})
 
 # What each scope erases: tables, in the order they are named in the reply.
 SCOPES: dict[str, tuple[str, ...]] = {
@@ -82,7 +85,8 @@ class ForgetHandler:
 
     def command(self, command: ForgetCommand, context: TurnContext | None = None) -> Reply:
         tables = SCOPES[command.scope]
-        counts, highest = self._counts(tables)
+        speakers = self.ctx.erasable()
+        counts, highest = self._counts(tables, speakers)
         if not any(counts.values()):
             return Reply("There's nothing stored to forget.", data={"forgot": {}})
         what = _described(counts)
@@ -90,7 +94,7 @@ class ForgetHandler:
         return self.confirm.ask(
             session,
             f"forget.{command.scope}",
-            {"upto": highest},
+            {"upto": highest, "speakers": None if speakers is None else list(speakers)},
             f"Forget {what}? This can't be undone.",
             data={"counts": counts},
         )
@@ -101,11 +105,17 @@ class ForgetHandler:
         if scope not in SCOPES or not isinstance(upto, Mapping):
             return Reply("That question has lapsed; ask again.", Outcome.REFUSED)
         erased: dict[str, int] = {}
+        listed = pending.get("speakers")
+        speakers = None if listed is None else tuple(str(name) for name in listed)
         with self.ctx.store.write("forgetting what was stored") as conn:
             for table in SCOPES[scope]:
+                whose = _whose(table, speakers)
+                if whose is None:
+                    continue
                 limit = int(upto.get(table, 0))
                 # Table names come from SCOPES, never from the question's payload.
-                cursor = conn.execute(f"DELETE FROM {table} WHERE id <= ?", (limit,))
+                cursor = conn.execute(f"DELETE FROM {table} WHERE id <= ?{whose[0]}",
+                                      (limit, *whose[1]))
                 erased[table] = int(cursor.rowcount)
                 if (index := WORD_INDEXES.get(table)) and cursor.rowcount:
                     conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
@@ -115,15 +125,31 @@ class ForgetHandler:
         said = _described(erased) if any(erased.values()) else "nothing (it was already gone)"
         return Reply(f"Done: I forgot {said}.", data={"forgot": erased})
 
-    def _counts(self, tables: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]]:
+    def _counts(
+        self, tables: tuple[str, ...], speakers: Speakers
+    ) -> tuple[dict[str, int], dict[str, int]]:
         counts: dict[str, int] = {}
         highest: dict[str, int] = {}
         with self.ctx.store.read() as conn:
             for table in tables:
-                query = f"SELECT count(*), coalesce(max(id), 0) FROM {table}"
-                row = conn.execute(query).fetchone()
+                whose = _whose(table, speakers)
+                if whose is None:
+                    continue
+                query = f"SELECT count(*), coalesce(max(id), 0) FROM {table} WHERE 1{whose[0]}"
+                row = conn.execute(query, whose[1]).fetchone()
                 counts[table], highest[table] = int(row[0]), int(row[1])
         return counts, highest
+
+
+def _whose(table: str, speakers: Speakers) -> tuple[str, tuple[str, ...]] | None:
+    """The rows of `table` one voice's erasure reaches: its own notes and facts; what
+    memory learned (the household's habits, kept per box) only when voices are not told
+    apart (None: not this table)."""
+    if speakers is None:
+        return "", ()
+    if table not in SPEAKER_TABLES:
+        return None
+    return speakers_clause(speakers)
 
 
 def _described(counts: Mapping[str, int]) -> str:

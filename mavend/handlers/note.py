@@ -17,8 +17,13 @@ class NoteHandler:
         return self.save(decision.slots.text.strip() or decision.utterance.strip())
 
     def save(self, text: str, *, prefix: str = "Noted") -> Reply:
+        refused = self.ctx.voice_refusal("keep notes")
+        if refused is not None:
+            return refused
         vector, embedder = self.ctx.embed(text)
-        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
+        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder,
+                                  speaker=self.ctx.owner_of_writes())
         echo = text if len(text) <= ECHO_CHARS else text[: ECHO_CHARS - 1] + "…"
-        change = Change("note.add", f"noted “{echo}”", {"id": note.id, "text": text})
+        ref = {"id": note.id, "text": text, "speaker": note.speaker}
+        change = Change("note.add", f"noted “{echo}”", ref)
         return Reply(f"{prefix}: {echo}", data={"note_id": note.id}, changes=(change,))

@@ -90,7 +90,8 @@ class Recall:
         index = RecordSearch.of(self.ctx.store)
         embedder = self.ctx.embedder()
         if embedder is None:
-            hits = index.find(search_words(question), by_words=LEXICAL_ROWS)
+            hits = index.find(search_words(question), by_words=LEXICAL_ROWS,
+                              speakers=self.ctx.readable())
             scored = [(hit, self._lexical(hit, wanted)) for hit in hits]
         else:
             scored = self._semantic(question, index, wanted, embedder)
@@ -130,7 +131,8 @@ class Recall:
         elif stale:
             self._embed(index, index.stale_records(name, EMBED_ON_TURN), embedder, name)
         hits = index.find(
-            search_words(question), query=query, embedder=name, nearest=NEAREST, by_words=BY_WORDS
+            search_words(question), query=query, embedder=name, nearest=NEAREST,
+            by_words=BY_WORDS, speakers=self.ctx.readable(),
         )
         missing = [hit for hit in hits if hit.cosine is None][:EMBED_ON_TURN]
         embedded = self._embed(index, [(hit.kind, hit.record) for hit in missing], embedder, name)

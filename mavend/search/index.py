@@ -13,7 +13,7 @@ import numpy as np
 from mavend.search import words as fts
 from mavend.search.reembed import BATCH, Embedder, FactText, Reembedder, store_vectors
 from mavend.search.vectors import TableVectors
-from mavend.state.records import Fact, Note
+from mavend.state.records import Fact, Note, Speakers, speakers_clause
 from mavend.state.store import Store, parse_iso
 
 KINDS = {"note": "notes", "fact": "facts"}
@@ -73,10 +73,13 @@ class RecordSearch:
         embedder: str = "",
         nearest: int = 100,
         by_words: int = 100,
+        speakers: Speakers = None,
     ) -> list[Hit]:
         """The `nearest` rows of each kind closest to `query` (with `embedder`'s vectors),
         and those sharing the words (`mavend.search.words.word_hits`), each row once, read
-        from the file as it is now (a row deleted meanwhile is not returned)."""
+        from the file as it is now (a row deleted meanwhile is not returned). `speakers`:
+        only the rows kept for them (another voice's rows are left out of the candidates,
+        so a household of a few voices keeps nearly all of its `nearest`)."""
         ids: dict[str, dict[int, float | None]] = {kind: {} for kind in KINDS}
         with self._lock, self.store.read() as conn:
             if query is not None:
@@ -95,13 +98,14 @@ class RecordSearch:
             return [
                 Hit(kind, record, ids[kind][record.id])
                 for kind in KINDS
-                for record in _records(conn, kind, list(ids[kind]))
+                for record in _records(conn, kind, list(ids[kind]), speakers)
             ]
 
-    def fact_groups(self, words: Collection[str]) -> list[Fact]:
-        """The newest fact of each key and value holding one of the words (any age)."""
+    def fact_groups(self, words: Collection[str], *, speakers: Speakers = None) -> list[Fact]:
+        """The newest fact of each key and value holding one of the words (any age), among
+        the rows `speakers` may read."""
         with self.store.read() as conn:
-            ids = fts.fact_groups(conn, words)
+            ids = fts.fact_groups(conn, words, speakers)
             return [r for r in _records(conn, "fact", ids) if isinstance(r, Fact)]
 
     def stale(self, embedder: str, dim: int) -> int:
@@ -198,17 +202,25 @@ class RecordSearch:
         self._seen[conn] = mark
 
 
-def _records(conn: sqlite3.Connection, kind: str, ids: list[int]) -> list[Note | Fact]:
+def _records(
+    conn: sqlite3.Connection, kind: str, ids: list[int], speakers: Speakers = None
+) -> list[Note | Fact]:
     out: list[Note | Fact] = []
+    whose, values = speakers_clause(speakers)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]
         marks = ",".join("?" * len(chunk))
         if kind == "note":
-            rows = conn.execute(f"SELECT id, text, at FROM notes WHERE id IN ({marks})", chunk)
-            out += [Note(r[0], r[1], parse_iso(r[2])) for r in rows]
+            rows = conn.execute(
+                f"SELECT id, text, at, speaker FROM notes WHERE id IN ({marks}){whose}",
+                (*chunk, *values),
+            )
+            out += [Note(r[0], r[1], parse_iso(r[2]), r[3]) for r in rows]
         else:
             rows = conn.execute(
-                f"SELECT id, key, value, at, utterance FROM facts WHERE id IN ({marks})", chunk
+                "SELECT id, key, value, at, utterance, speaker FROM facts"
+                f" WHERE id IN ({marks}){whose}",
+                (*chunk, *values),
             )
-            out += [Fact(r[0], r[1], r[2], parse_iso(r[3]), r[4]) for r in rows]
+            out += [Fact(r[0], r[1], r[2], parse_iso(r[3]), r[4], r[5]) for r in rows]
     return out

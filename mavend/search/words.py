@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable
 
+from mavend.state.records import Speakers, speakers_clause
+
 # The tables and the columns a question's words are looked up in.
 TABLES = {"note": "notes_fts", "fact": "facts_fts"}
 COMMON = 1000
@@ -65,21 +67,27 @@ def word_hits(conn: sqlite3.Connection, kind: str, words: Collection[str], limit
     return list(found)
 
 
-def fact_groups(conn: sqlite3.Connection, words: Collection[str]) -> list[int]:
+def fact_groups(
+    conn: sqlite3.Connection, words: Collection[str], speakers: Speakers = None
+) -> list[int]:
     """The id of the newest fact of each distinct key and value where the key or the
-    value holds one of the words: what `FactQueries` picks its fact from."""
+    value holds one of the words, among the rows `speakers` may read: what
+    `FactQueries` picks its fact from."""
     expression = any_of(words, columns=("key", "value"))
     if not expression:
         return []
+    whose, values = speakers_clause(speakers)
     rows = conn.execute(
         "SELECT key, value, max(at_ts) FROM facts WHERE id IN"
-        " (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?) GROUP BY key, value",
-        (expression,),
+        " (SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?)" + whose
+        + " GROUP BY key, value",
+        (expression, *values),
     ).fetchall()
     return [
         int(
             conn.execute(
-                "SELECT max(id) FROM facts WHERE key = ? AND value = ? AND at_ts = ?", tuple(row)
+                "SELECT max(id) FROM facts WHERE key = ? AND value = ? AND at_ts = ?" + whose,
+                (*tuple(row), *values),
             ).fetchone()[0]
         )
         for row in rows

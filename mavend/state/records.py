@@ -30,6 +30,20 @@ def blob_vector(blob: bytes | None) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
+# Whose rows a turn may read (mavend/voices/): None = every row (typed, [voices] off);
+# otherwise the speaker column's values it may see ('' = the household's rows).
+Speakers = tuple[str, ...] | None
+
+
+def speakers_clause(speakers: Speakers, column: str = "speaker") -> tuple[str, tuple[str, ...]]:
+    """" AND speaker IN (?, ?)" and its values, or nothing when every row may be read."""
+    if speakers is None:
+        return "", ()
+    if not speakers:
+        return " AND 0", ()
+    return f" AND {column} IN ({','.join('?' * len(speakers))})", tuple(speakers)
+
+
 @dataclass(frozen=True)
 class Fact:
     id: int
@@ -37,6 +51,7 @@ class Fact:
     value: str
     at: datetime
     utterance: str = ""
+    speaker: str = ""  # the enrolled voice it is kept for; '' = the household's
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,7 @@ class Note:
     id: int
     text: str
     at: datetime
+    speaker: str = ""
 
 
 class FactLog:
@@ -61,15 +77,17 @@ class FactLog:
         utterance: str = "",
         embedding: np.ndarray | None = None,
         embedder: str = "",
+        speaker: str = "",
     ) -> Fact:
         at = at.astimezone(self.tz)
         with self.store.write("saving a fact") as conn:
             cursor = conn.execute(
-                "INSERT INTO facts (key, value, at, at_ts, utterance, embedding, embedder)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, value, iso(at), at.timestamp(), utterance, vector_blob(embedding), embedder),
+                "INSERT INTO facts (key, value, at, at_ts, utterance, embedding, embedder,"
+                " speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, value, iso(at), at.timestamp(), utterance, vector_blob(embedding), embedder,
+                 speaker),
             )
-        return Fact(int(cursor.lastrowid or 0), key, value, at, utterance)
+        return Fact(int(cursor.lastrowid or 0), key, value, at, utterance, speaker)
 
     def edit(self, fact_id: int, value: str) -> bool:
         """A logged value corrected (the page's edit); False when it is gone."""
@@ -99,12 +117,14 @@ class FactLog:
         *,
         newest_first: bool = False,
         limit: int = 10000,
+        speakers: Speakers = None,
     ) -> list[Fact]:
         order = "DESC" if newest_first else "ASC"
+        whose, values = speakers_clause(speakers)
         with self.store.read() as conn:
             rows = conn.execute(
-                "SELECT id, key, value, at, utterance FROM facts WHERE key = ?"
-                " AND at_ts >= ? AND at_ts < ? ORDER BY at_ts "
+                "SELECT id, key, value, at, utterance, speaker FROM facts WHERE key = ?"
+                " AND at_ts >= ? AND at_ts < ?" + whose + " ORDER BY at_ts "
                 + order
                 + ", id "
                 + order
@@ -113,6 +133,7 @@ class FactLog:
                     key,
                     start.timestamp() if start else float("-inf"),
                     end.timestamp() if end else float("inf"),
+                    *values,
                     limit,
                 ),
             ).fetchall()
@@ -122,7 +143,7 @@ class FactLog:
         """The newest facts with their stored embeddings (for recall)."""
         with self.store.read() as conn:
             rows = conn.execute(
-                "SELECT id, key, value, at, utterance, embedding, embedder FROM facts"
+                "SELECT id, key, value, at, utterance, speaker, embedding, embedder FROM facts"
                 " ORDER BY at_ts DESC, id DESC LIMIT ?",
                 (limit,),
             ).fetchall()
@@ -136,7 +157,8 @@ class FactLog:
             )
 
     def _fact(self, row: sqlite3.Row) -> Fact:
-        return Fact(row["id"], row["key"], row["value"], parse_iso(row["at"]), row["utterance"])
+        return Fact(row["id"], row["key"], row["value"], parse_iso(row["at"]), row["utterance"],
+                    row["speaker"])
 
 
 class NoteBook:
@@ -146,15 +168,22 @@ class NoteBook:
         self.store, self.tz = store, tz
 
     def add(
-        self, text: str, at: datetime, *, embedding: np.ndarray | None = None, embedder: str = ""
+        self,
+        text: str,
+        at: datetime,
+        *,
+        embedding: np.ndarray | None = None,
+        embedder: str = "",
+        speaker: str = "",
     ) -> Note:
         at = at.astimezone(self.tz)
         with self.store.write("saving a note") as conn:
             cursor = conn.execute(
-                "INSERT INTO notes (text, at, at_ts, embedding, embedder) VALUES (?, ?, ?, ?, ?)",
-                (text, iso(at), at.timestamp(), vector_blob(embedding), embedder),
+                "INSERT INTO notes (text, at, at_ts, embedding, embedder, speaker)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (text, iso(at), at.timestamp(), vector_blob(embedding), embedder, speaker),
             )
-        return Note(int(cursor.lastrowid or 0), text, at)
+        return Note(int(cursor.lastrowid or 0), text, at, speaker)
 
     def edit(
         self, note_id: int, text: str, *, embedding: np.ndarray | None = None, embedder: str = ""
@@ -174,13 +203,13 @@ class NoteBook:
     def recent(self, limit: int = 2000) -> list[tuple[Note, np.ndarray | None, str]]:
         with self.store.read() as conn:
             rows = conn.execute(
-                "SELECT id, text, at, embedding, embedder FROM notes"
+                "SELECT id, text, at, speaker, embedding, embedder FROM notes"
                 " ORDER BY at_ts DESC, id DESC LIMIT ?",
                 (limit,),
             ).fetchall()
         return [
             (
-                Note(r["id"], r["text"], parse_iso(r["at"])),
+                Note(r["id"], r["text"], parse_iso(r["at"]), r["speaker"]),
                 blob_vector(r["embedding"]),
                 r["embedder"],
             )
@@ -223,12 +252,13 @@ class TurnLog:
         outcome: str,
         error_class: str = "",
         duration_ms: float = 0.0,
+        speaker: str = "",
     ) -> int:
         at = at.astimezone(self.tz)
         with self.store.write("logging the turn") as conn:
             cursor = conn.execute(
                 "INSERT INTO turns (at, at_ts, utterance, intent, decision, reply, outcome,"
-                " error_class, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " error_class, duration_ms, speaker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     iso(at),
                     at.timestamp(),
@@ -239,6 +269,7 @@ class TurnLog:
                     outcome,
                     error_class,
                     duration_ms,
+                    speaker,
                 ),
             )
         return int(cursor.lastrowid or 0)

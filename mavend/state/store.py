@@ -249,6 +249,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             enrolled_at TEXT NOT NULL
         )""",
     ),
+    # 10: who said it (mavend/voices/, [voices] enabled): the enrolled voice a fact or a
+    # note is kept for and a turn was heard from; '' = nobody in particular (typed, the
+    # voice unknown, or [voices] off): a household row, as every row before this.
+    (
+        "ALTER TABLE facts ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE notes ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE turns ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
+    ),
 )
 
 

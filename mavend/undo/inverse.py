@@ -117,15 +117,19 @@ class Inverses:
         text = str(change.ref.get("text", ""))
         if not self.ctx.notes.delete(int(change.ref.get("id", 0))):
             return Undone(None, f"the note “{text}” had already gone")
-        return Undone(Change("note.delete", f"deleted the note “{text}”", {"text": text}),
+        ref = {"text": text, "speaker": str(change.ref.get("speaker", ""))}
+        return Undone(Change("note.delete", f"deleted the note “{text}”", ref),
                       f"deleted the note “{text}”")  # fmt: skip
 
     def _add_note(self, change: Change) -> Undone:
         text = str(change.ref.get("text", ""))
         vector, embedder = self.ctx.embed(text)
-        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder)
+        speaker = str(change.ref.get("speaker", ""))  # whose it was, as it was
+        note = self.ctx.notes.add(text, self.ctx.now(), embedding=vector, embedder=embedder,
+                                  speaker=speaker)
         what = f"noted “{text}” again"
-        return Undone(Change("note.add", what, {"id": note.id, "text": text}), what)
+        ref = {"id": note.id, "text": text, "speaker": speaker}
+        return Undone(Change("note.add", what, ref), what)
 
     def _note_back(self, change: Change) -> Undone:
         ref = change.ref
@@ -165,6 +169,7 @@ class Inverses:
             utterance=utterance,
             embedding=vector,
             embedder=embedder,
+            speaker=str(ref.get("speaker", "")),
         )
         what = f"logged “{utterance or fact.value}” again"
         return Undone(Change("fact.add", what, {**ref, "id": fact.id}), what)

@@ -5,12 +5,13 @@ Apache-2.0, pinned as the model `resemblyzer-encoder`) without torch, and
 `encoder.embed(audio)` gives a 256-d unit vector: two utterances of one voice are near in
 cosine, two voices far (BENCHMARKS.md, "Who is speaking"). `VoicePrints(store)` keeps
 one voiceprint per enrolled name (`mavend voices enroll NAME`) and tells whose an
-utterance is, or "unknown".
+utterance is, or "unknown"; `SpeakerId` does both for a turn's audio (the daemon).
 """
 
 from mavend.voices.checkpoint import CheckpointError, load_state_dict
 from mavend.voices.encoder import SpeakerEncoder
+from mavend.voices.identify import ENCODER, UNKNOWN, Heard, SpeakerId
 from mavend.voices.prints import Identified, VoicePrint, VoicePrints
 
-__all__ = ["CheckpointError", "Identified", "SpeakerEncoder", "VoicePrint", "VoicePrints",
-           "load_state_dict"]
+__all__ = ["ENCODER", "UNKNOWN", "CheckpointError", "Heard", "Identified", "SpeakerEncoder",
+           "SpeakerId", "VoicePrint", "VoicePrints", "load_state_dict"]

@@ -15,18 +15,16 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from mavend.config.voices import DEFAULT_MARGIN, DEFAULT_THRESHOLD
 from mavend.errors import UsageError
 from mavend.state.store import Store
 
-# Chosen on synthetic voices (bench/speaker_id.py: the equal error rate's threshold was
-# 0.86-0.88); a setting with one parameter, to be confirmed on real voices.
-DEFAULT_THRESHOLD = 0.86
-# The nearest voice must beat the second by this much, or the turn is nobody's.
-DEFAULT_MARGIN = 0.03
 # An enrollment recording this far from the others' mean is not the same voice.
 MIN_AGREEMENT = 0.7
 MIN_RECORDINGS = 3
 _NAME = re.compile(r"^[a-z][a-z' -]{0,39}$")
+# What a turn's speaker is called when no enrolled voice matches: never a voice's name.
+RESERVED = frozenset({"unknown"})
 
 
 @dataclass(frozen=True)
@@ -50,6 +48,9 @@ def voice_name(name: str) -> str:
     clean = " ".join(name.strip().lower().split())
     if not _NAME.match(clean):
         raise UsageError(f"a voice's name is a spoken name of letters (up to 40): {name!r}")
+    if clean in RESERVED:
+        raise UsageError(f"{clean!r} is what mavend calls a voice it does not know; "
+                         "pick another name")
     return clean
 
 
