@@ -32,12 +32,12 @@ from mavend.handlers import (
     parse_command,
     parse_forget,
 )
-from mavend.handlers.common import ChatLlm, Clock, Embedder, TurnContext
+from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
 from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
-from mavend.memory import Memory
+from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
@@ -136,6 +136,7 @@ class Assistant:
         self.undo = UndoHandler(self.ctx, UndoJournal(store, tz))
         self._lock = threading.Lock()
         self._previous: LastTurn | None = None  # this turn's session's previous turn
+        self._memory = self.memory  # the turn's: an enrolled voice's own (`_memory_of`)
 
     def handle_text(
         self, text: str, *, session: str = DEFAULT_SESSION, context: TurnContext | None = None
@@ -150,6 +151,7 @@ class Assistant:
         speaker = context.speaker if context is not None else ""
         with self._lock:
             self.ctx.speaker = speaker  # the handlers' view of who is asking, this turn
+            self._memory = self._memory_of(speaker)
             decision: Decision | None = None
             # Taken by any turn of the session: a correction reaches only the turn just
             # before it, said in the same place.
@@ -250,7 +252,7 @@ class Assistant:
         if self.memory.enabled:
             # Habits and repairs: may settle or repair the route, learns from the reply.
             previous, self._previous = self._previous, None  # the first plan's only
-            plan = self.memory.plan(
+            plan = self._memory.plan(
                 self.router,
                 utterance,
                 session=session,
@@ -270,7 +272,7 @@ class Assistant:
                 if continued is not None:
                     plan = replace(plan, decision=continued.decision)
             reply = self.handler.handle(plan.decision, context)
-            self.memory.observe(plan, reply.outcome, reply.error_class)
+            self._memory.observe(plan, reply.outcome, reply.error_class)
             return plan.decision, reply, continued
         decision = self.router.route(utterance)
         continued = self.conversation.continue_turn(
@@ -279,6 +281,13 @@ class Assistant:
         if continued is not None:
             decision = continued.decision
         return decision, self.handler.handle(decision, context), continued
+
+    def _memory_of(self, speaker: str) -> Memory:
+        """The memory a turn reads and teaches: an enrolled voice's own habits and
+        repairs ([voices] enabled), else the household's."""
+        if not self.settings.voices.enabled or speaker in ("", UNKNOWN_SPEAKER):
+            return self.memory
+        return self.memory.in_scope(voice_scope(self.memory.scope, speaker))
 
     def _confirmation(
         self, utterance: str, said: str, session_id: str

@@ -700,3 +700,34 @@ def test_a_turns_own_words_are_not_cached_only_stored_texts_are(tmp_path: Path) 
     assert habits and habits[0].words == ("dim", "hall", "lamp")
     assert stored_content_words("dim the hall lamps") == ("dim", "hall", "lamp")
     assert stored_content_words.cache_info().maxsize >= 2000  # the recall window
+
+
+def test_each_enrolled_voice_has_its_own_repairs(tmp_path: Path) -> None:
+    """[voices] enabled: a correction Sam makes is Sam's way of putting things; Alex's
+    same words still route as the router says, and a stranger's teach nothing."""
+    from mavend.config import VoicesSettings
+    from mavend.handlers.common import TurnContext
+
+    settings = kit_settings(tmp_path, acts=acts(tmp_path / "marker.txt"),
+                            voices=VoicesSettings(enabled=True, confirm_from="enrolled"))
+    a = assistant(settings, classifier=note_reminder_classifier())
+
+    def said(text: str, speaker: str):
+        return a.handle_text(text, context=TurnContext(speaker=speaker))
+
+    assert said("remember to call mom at five", "sam").decision.intent == Intent.NOTE
+    assert said("no, I meant set a reminder", "sam").decision.decided_by == "correction"
+    assert said("remember to call mom at five", "sam").decision.decided_by == "repair"
+    alex = said("remember to call mom at five", "alex")
+    assert alex.decision.intent == Intent.NOTE and alex.decision.decided_by != "repair"
+    said("remember to buy bread at six", "unknown")
+    said("no, I meant set a reminder", "unknown")
+    # Nothing of the stranger's; whatever Alex's turn taught is Alex's.
+    assert {r["scope"] for r in memory_rows(a)} <= {"owner:sam", "owner:alex"}
+    (repair,) = MemoryTable(a.store).repairs("owner:sam")
+    assert repair.intent == "reminder"
+    # Sam's "forget what you learned" erases Sam's, and only after a yes.
+    said("note that the bins go out on tuesday", "alex")
+    assert said("forget what you learned", "sam").reply.outcome == "confirm"
+    assert said("yes", "sam").reply.outcome == "done"
+    assert "owner:sam" not in {r["scope"] for r in memory_rows(a)}

@@ -21,7 +21,7 @@ from typing import Any
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.handlers.confirm import Confirmations
-from mavend.memory.engine import LAST_KEY
+from mavend.memory.engine import LAST_KEY, voice_scope
 from mavend.router.grammar import normalize
 from mavend.state.records import Speakers, speakers_clause
 
@@ -109,7 +109,7 @@ class ForgetHandler:
         speakers = None if listed is None else tuple(str(name) for name in listed)
         with self.ctx.store.write("forgetting what was stored") as conn:
             for table in SCOPES[scope]:
-                whose = _whose(table, speakers)
+                whose = _whose(table, speakers, self.ctx.settings.memory.scope)
                 if whose is None:
                     continue
                 limit = int(upto.get(table, 0))
@@ -132,7 +132,7 @@ class ForgetHandler:
         highest: dict[str, int] = {}
         with self.ctx.store.read() as conn:
             for table in tables:
-                whose = _whose(table, speakers)
+                whose = _whose(table, speakers, self.ctx.settings.memory.scope)
                 if whose is None:
                     continue
                 query = f"SELECT count(*), coalesce(max(id), 0) FROM {table} WHERE 1{whose[0]}"
@@ -141,15 +141,20 @@ class ForgetHandler:
         return counts, highest
 
 
-def _whose(table: str, speakers: Speakers) -> tuple[str, tuple[str, ...]] | None:
-    """The rows of `table` one voice's erasure reaches: its own notes and facts; what
-    memory learned (the household's habits, kept per box) only when voices are not told
-    apart (None: not this table)."""
+def _whose(
+    table: str, speakers: Speakers, memory_scope: str
+) -> tuple[str, tuple[str, ...]] | None:
+    """The rows of `table` one voice's erasure reaches: its own notes and facts, and the
+    habits and repairs memory learned from it (an unknown voice: the household's); every
+    row when voices are not told apart. None: none of this table."""
     if speakers is None:
         return "", ()
-    if table not in SPEAKER_TABLES:
-        return None
-    return speakers_clause(speakers)
+    if table in SPEAKER_TABLES:
+        return speakers_clause(speakers)
+    if table == "memory":
+        (speaker,) = speakers
+        return " AND scope = ?", (voice_scope(memory_scope, speaker) if speaker else memory_scope,)
+    return None
 
 
 def _described(counts: Mapping[str, int]) -> str:

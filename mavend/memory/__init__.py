@@ -20,7 +20,7 @@ write habits, repairs or classifier examples. Everyone reads the owner's.
 is recalled.
 """
 
-from mavend.memory.engine import Memory, Plan
+from mavend.memory.engine import Memory, Plan, voice_scope
 from mavend.memory.preview import MemoryPreview, RouteView
 
-__all__ = ["Memory", "MemoryPreview", "Plan", "RouteView"]
+__all__ = ["Memory", "MemoryPreview", "Plan", "RouteView", "voice_scope"]

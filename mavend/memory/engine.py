@@ -27,6 +27,7 @@ normal handler, which asks before any destructive act.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, replace
@@ -64,6 +65,12 @@ SUCCESS = frozenset({"done", "confirm", "unavailable"})
 FAILURE = frozenset({"failed", "refused"})
 
 
+def voice_scope(scope: str, speaker: str) -> str:
+    """Where an enrolled voice's habits and repairs are kept: "owner:sam". Each voice
+    learns its own way of putting things ([voices], mavend/voices/)."""
+    return f"{scope}:{speaker}"
+
+
 class Memory:
     """Habit recall and repair recall for routing. Disabled: every method a no-op."""
 
@@ -84,6 +91,15 @@ class Memory:
         self.clock = clock
         self.table = MemoryTable(store)
         self.previous = PreviousTurns(store)
+
+    def in_scope(self, scope: str) -> Memory:
+        """This memory reading and writing `scope`'s habits and repairs instead (one
+        enrolled voice's: `voice_scope`); the table and the previous turns are shared."""
+        if scope == self.scope:
+            return self
+        scoped = copy.copy(self)
+        scoped.scope = scope
+        return scoped
 
     # before the handler ------------------------------------------------------
     def take_previous(self, session: str = LOCAL_SESSION) -> LastTurn | None:

@@ -237,6 +237,15 @@ class MemoryTable:
             )
         return int(cursor.lastrowid or 0)
 
+    def scopes_under(self, scope: str) -> list[str]:
+        """`scope` and its enrolled voices' scopes ("owner", "owner:sam", ...)."""
+        with self.store.read() as conn:
+            found = {r[0] for r in conn.execute(
+                "SELECT DISTINCT scope FROM memory WHERE scope = ? OR substr(scope, 1, ?) = ?",
+                (scope, len(scope) + 1, scope + ":"),
+            )}
+        return [scope, *sorted(found - {scope})]
+
     def habits(self, scope: str, limit: int) -> list[Habit]:
         with self.store.read() as conn:
             rows = conn.execute(

@@ -185,10 +185,13 @@ def that_was_wrong(a: Assistant, turn_id: int, intent: str) -> dict[str, Any]:
 
 
 def forget_memory(a: Assistant, record_id: int) -> dict[str, Any]:
-    """One habit or repair of the owner's, forgotten (`mavend memory forget` does the same)."""
+    """One habit or repair of the owner's or an enrolled voice's, forgotten (`mavend memory
+    forget` does the same)."""
     engine = a.memory
-    mine = {h.id for h in engine.table.habits(engine.scope, 100_000)}
-    mine |= {r.id for r in engine.table.repairs(engine.scope)}
+    mine: set[int] = set()
+    for scope in engine.table.scopes_under(engine.scope):
+        mine |= {h.id for h in engine.table.habits(scope, 100_000)}
+        mine |= {r.id for r in engine.table.repairs(scope)}
     if record_id not in mine or not engine.table.delete(record_id):
         raise NotFound(f"memory {record_id} is gone")
     return {"text": "Forgotten."}

@@ -91,22 +91,31 @@ def changes(assistant: Assistant) -> list[dict[str, Any]]:
 
 
 def memory(assistant: Assistant) -> dict[str, Any]:
-    """What memory learned for the owner: phrasing habits and repairs that worked."""
+    """What memory learned for the owner and each enrolled voice ("voice": "" is the
+    household's): phrasing habits and repairs that worked."""
     engine = assistant.memory
     if not engine.enabled:
         return {"enabled": False, "habits": [], "repairs": []}
-    habits = engine.table.habits(engine.scope, RECENT_TURNS)
-    repairs = engine.table.repairs(engine.scope)
+    scopes = engine.table.scopes_under(engine.scope)
+    habits = sorted((h for scope in scopes for h in engine.table.habits(scope, RECENT_TURNS)),
+                    key=lambda h: (h.at, h.id), reverse=True)[:RECENT_TURNS]
+    repairs = [r for scope in scopes for r in engine.table.repairs(scope)]
     return {
         "enabled": True,
         "habits": [
             {"id": h.id, "said": h.utterance, "intent": h.intent, "fn": h.fn,
-             "source": h.source, "at": h.at}
+             "source": h.source, "at": h.at, "voice": _voice(h.scope)}
             for h in habits
         ],
         "repairs": [
             {"id": r.id, "said": r.utterance, "intent": r.intent, "fn": r.fn,
-             "worked": r.successes, "failed": r.failures, "at": r.at}
+             "worked": r.successes, "failed": r.failures, "at": r.at,
+             "voice": _voice(r.scope)}
             for r in repairs
         ],
     }  # fmt: skip
+
+
+def _voice(scope: str) -> str:
+    """ "owner:sam" -> "sam"; the household's own scope -> ""."""
+    return scope.partition(":")[2]

@@ -97,7 +97,7 @@ function draw(state) {
   ];
   rows("memory", learned, (m) => el("li", { "data-id": m.id },
     el("span", { class: "what" }, `“${m.said}”`, el("br"),
-       el("span", { class: "when" }, `${m.kind}: ${m.detail}`)),
+       el("span", { class: "when" }, `${m.kind}${m.voice ? ` (${m.voice})` : ""}: ${m.detail}`)),
     el("button", { onclick: () => post(`/api/memory/${m.id}/forget`, `Forget “${m.said}”?`) },
        "Forget")), state.memory.enabled ? "Nothing learned yet." : "Memory is off.");
   rows("rooms", state.satellites, (s) => el("li", {},
