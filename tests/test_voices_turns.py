@@ -11,6 +11,9 @@ hibari (the voice mavend ships) and espeak-ng, identified by the real speaker en
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +29,7 @@ from mavend.state.store import Store
 from mavend.voices import UNKNOWN, SpeakerEncoder, SpeakerId, VoicePrints
 from mavend.voices.prints import voice_name
 from tests.conftest import require_model
+from tests.pulse import pulse_source  # noqa: F401
 from tests.state_kit import kit_settings, make_assistant
 from tests.test_voices import ENROLL, espeak, hibari
 
@@ -267,3 +271,58 @@ def test_doctor_says_when_no_enrolled_voice_can_confirm(tmp_path: Path, enrolled
     settings = enrolled[0]
     check = check_voices(settings)
     assert check.ok and "2 enrolled (alex, sam)" in check.detail, check
+
+
+# --- enrolling from the microphone (mavend/voices/record.py) -----------------------------
+def test_sentences_are_cut_at_the_pauses_between_them() -> None:
+    from mavend.voices.record import SentenceRecorder
+    from wakeword.sources import ArraySource
+    from wakeword.vad import SileroVad
+
+    say = hibari()
+    first, second = say(ENROLL[0]), say(ENROLL[1])
+    pause = np.zeros(24_000, np.int16)  # 1.5 s: a person reading the next prompt
+    stream = np.concatenate([pause, first, pause, second, pause])
+    recorder = SentenceRecorder(ArraySource(stream).chunks(threading.Event()),
+                                SileroVad(require_model("silero-vad")))
+    takes = [recorder.take(), recorder.take()]
+    for take, spoken in zip(takes, (first, second), strict=True):
+        # The speech, not the pauses: within half a second of the sentence's length.
+        assert abs(len(take) - len(spoken)) < 8_000, (len(take), len(spoken))
+    with pytest.raises(UsageError, match="nothing was said"):
+        recorder.take()
+
+
+def test_enrolling_from_the_microphone(pulse_source, tmp_path: Path) -> None:  # noqa: F811
+    """`mavend voices enroll sam`: Sam reads the prompts into the (PulseAudio null-sink)
+    microphone; the voiceprint then knows Sam from a sentence not read at enrollment."""
+    from mavend.voices.record import SENTENCES
+    from tests.audio_fixtures import write_wav
+    from tests.test_voices import MAVEND, ROOT
+
+    require_model("silero-vad")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[storage]\ndata_dir = "{tmp_path / "data"}"\n')
+    say = hibari()
+    pause = np.zeros(24_000, np.int16)
+    reading = np.concatenate([pause, *[np.concatenate([say(s), pause]) for s in SENTENCES[:3]]])
+    wav = write_wav(tmp_path / "reading.wav", reading)
+    process = subprocess.Popen(
+        [str(MAVEND), "--config", str(config), "voices", "enroll", "sam", "--sentences", "3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=os.environ.copy())
+    assert process.stdout is not None
+    assert process.stdout.readline().startswith("Enrolling sam")
+    assert process.stdout.readline().startswith("[1/3] ")
+    pulse_source.play(wav).wait(60)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.count("heard ") == 3 and "enrolled sam: 3 recordings" in out, out
+    settings = parse_settings(config.read_text() + "[voices]\nenabled = true\n")
+    store = Store.open(settings)
+    try:
+        encoder = SpeakerEncoder.load(require_model("resemblyzer-encoder"))
+        heard = SpeakerId(encoder, VoicePrints(store), settings).identify(say(ENROLL[2]))
+    finally:
+        store.close()
+    assert heard.speaker == "sam", heard

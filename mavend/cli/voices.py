@@ -11,7 +11,8 @@ import numpy as np
 from mavend.errors import NotFoundError, UsageError
 
 EPILOG = """Enrolling takes at least three recordings of one person speaking (WAV of any
-format, rate and channels, or another audio file; a few seconds each, ordinary sentences);
+format, rate and channels, or another audio file; a few seconds each, ordinary sentences),
+or, without --audio-file, sentences read aloud into the microphone ([audio] device);
 recordings that do not sound like one voice are refused. Voiceprints stay in mavend's
 database and never leave it.
 exit codes: 0 ok, 1 no such voice or a storage error, 2 usage (a bad recording),
@@ -29,8 +30,11 @@ def register(commands: argparse._SubParsersAction) -> None:
                                 description="enroll NAME's voice from recordings",
                                 epilog=EPILOG)
     enroll.add_argument("name", metavar="NAME", help='a spoken name: "sam", "grandma"')
-    enroll.add_argument("--audio-file", type=Path, nargs="+", required=True, metavar="WAV",
-                        help="three or more recordings of NAME speaking")
+    enroll.add_argument("--audio-file", type=Path, nargs="+", metavar="WAV",
+                        help="three or more recordings of NAME speaking (without it: NAME "
+                             "reads sentences into the microphone)")
+    enroll.add_argument("--sentences", type=int, default=4, metavar="N",
+                        help="how many sentences to read into the microphone (3-5, default 4)")
     enroll.set_defaults(func=cmd_enroll)
     listing = actions.add_parser("list", help="the enrolled voices", epilog=EPILOG)
     listing.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -55,6 +59,36 @@ def read_recording(path: Path) -> np.ndarray:
     return pcm
 
 
+def from_microphone(settings, name: str, count: int) -> list[np.ndarray]:
+    """`count` sentences read aloud into `[audio] device`, each cut by the VAD."""
+    import threading
+
+    from mavend.models import require
+    from mavend.voices.record import SENTENCES, SentenceRecorder
+    from wakeword import MicrophoneSource
+    from wakeword.vad import SileroVad
+
+    vad = SileroVad(require("silero-vad", settings.models.models_path()))
+    source = MicrophoneSource.from_settings(settings.audio, reconnect=False)
+    stop = threading.Event()
+    chunks = source.chunks(stop)
+    recorder = SentenceRecorder(chunks, vad)
+    print(f"Enrolling {name}: read each sentence aloud, in your usual voice, when it "
+          "appears.", flush=True)
+    taken = []
+    try:
+        for index, sentence in enumerate(SENTENCES[:count], 1):
+            print(f"[{index}/{count}] {sentence}", flush=True)
+            audio = recorder.take()
+            print(f"      heard {len(audio) / 16_000:.1f} s", flush=True)
+            taken.append(audio)
+    finally:
+        stop.set()
+        chunks.close()
+        source.close()
+    return taken
+
+
 def _open(args: argparse.Namespace):
     from mavend.cli.common import settings_from
     from mavend.state.store import Store
@@ -69,10 +103,21 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     from mavend.models import require
     from mavend.voices import ENCODER, SpeakerEncoder
     from mavend.voices.prints import voice_name
+    from mavend.voices.record import SENTENCES
 
     name = voice_name(args.name)  # a bad name is refused before any work
-    recordings = [read_recording(path) for path in args.audio_file]
-    settings, store, prints = _open(args)
+    if args.audio_file:
+        recordings = [read_recording(path) for path in args.audio_file]
+        settings, store, prints = _open(args)
+    else:
+        if not 3 <= args.sentences <= len(SENTENCES):
+            raise UsageError(f"--sentences: 3 to {len(SENTENCES)}")
+        settings, store, prints = _open(args)
+        try:
+            recordings = from_microphone(settings, name, args.sentences)
+        except BaseException:
+            store.close()
+            raise
     try:
         encoder = SpeakerEncoder.load(require(ENCODER, settings.models.models_path()))
         vectors = [encoder.embed(audio) for audio in recordings]
