@@ -35,8 +35,9 @@ from wakeword_data import condition  # noqa: E402
 
 from mavend.machine import describe_machine  # noqa: E402
 from mavend.models import require  # noqa: E402
-from mavend.voices import SpeakerEncoder  # noqa: E402
+from mavend.voices import SpeakerEncoder, SpeechOnly  # noqa: E402
 from wakeword.audio import resample, to_int16  # noqa: E402
+from wakeword.vad import SileroVad  # noqa: E402
 
 ENROLL = 3
 SENTENCES = (
@@ -97,11 +98,18 @@ def eer(own: np.ndarray, others: np.ndarray) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conditions", default="clean,snr10")
+    parser.add_argument("--raw", action="store_true",
+                        help="embed the audio as it is (the daemon cuts the silences first)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     encoder = SpeakerEncoder.load(require("resemblyzer-encoder"))
+    if not args.raw:  # as the daemon and `mavend voices enroll` embed: silences cut
+        speech = SpeechOnly(SileroVad(require("silero-vad")))
+        embed = encoder.embed
+        encoder.embed = lambda audio: embed(speech(audio))  # type: ignore[method-assign]
     speakers = voices()
     print(f"# machine: {describe_machine(load=True)}")
+    print(f"# audio: {'as it is (--raw)' if args.raw else 'silences cut by Silero VAD'}")
     print(f"# {len(speakers)} voices x {len(SENTENCES)} sentences ({ENROLL} enroll, "
           f"{len(SENTENCES) - ENROLL} trials each)")
     results = []

@@ -187,7 +187,7 @@ def test_an_enrolled_voice_is_told_from_another(tmp_path: Path, household: Path,
                                                 encoder: SpeakerEncoder) -> None:
     from mavend.config import load_settings
     from mavend.state.store import Store
-    from mavend.voices import VoicePrints
+    from mavend.voices import SpeakerId
 
     say = hibari()
     files = [write_wav(tmp_path / f"sam{i}.wav", say(text)) for i, text in enumerate(ENROLL)]
@@ -199,9 +199,9 @@ def test_an_enrolled_voice_is_told_from_another(tmp_path: Path, household: Path,
     assert (row["name"], row["recordings"], row["encoder"]) == ("sam", 3, "resemblyzer-encoder")
     store = Store.open(load_settings(household))
     try:
-        prints = VoicePrints(store)
-        sam = prints.identify(encoder.embed(say(SENTENCES[0])))
-        stranger = prints.identify(encoder.embed(espeak(SENTENCES[0], "en-us")))
+        voices = SpeakerId.from_settings(load_settings(household), store)  # as the daemon
+        sam = voices.prints.identify(voices.embed(say(SENTENCES[0])))
+        stranger = voices.prints.identify(voices.embed(espeak(SENTENCES[0], "en-us")))
     finally:
         store.close()
     assert sam.name == "sam", sam

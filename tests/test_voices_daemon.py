@@ -20,7 +20,7 @@ from mavend.config import Settings, parse_settings
 from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.handlers import Outcome
 from mavend.state.store import Store
-from mavend.voices import UNKNOWN, SpeakerEncoder, VoicePrints
+from mavend.voices import UNKNOWN, SpeakerId
 from tests.audio_fixtures import concat, silence, trim, write_wav
 from tests.conftest import require_model
 from tests.pulse import Pulse, pulse_source  # noqa: F401
@@ -44,12 +44,12 @@ def audio_models() -> None:
 
 
 def enroll(settings: Settings, name: str, clips: list[np.ndarray]) -> None:
-    encoder = SpeakerEncoder.load(require_model("resemblyzer-encoder"))
     store = Store.open(settings)
     try:
-        VoicePrints(store).enroll(name, [encoder.embed(c) for c in clips],
-                                  encoder="resemblyzer-encoder",
-                                  seconds=sum(len(c) for c in clips) / 16_000)
+        voices = SpeakerId.from_settings(settings, store)  # as `mavend voices enroll` does
+        voices.prints.enroll(name, [voices.embed(c) for c in clips],
+                             encoder="resemblyzer-encoder",
+                             seconds=sum(len(c) for c in clips) / 16_000)
     finally:
         store.close()
 

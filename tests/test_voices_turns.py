@@ -26,7 +26,7 @@ from mavend.handlers.common import TurnContext
 from mavend.router.classifier import CentroidClassifier
 from mavend.router.embedder import UseEmbedder
 from mavend.state.store import Store
-from mavend.voices import UNKNOWN, SpeakerEncoder, SpeakerId, VoicePrints
+from mavend.voices import UNKNOWN, SpeakerId, VoicePrints
 from mavend.voices.prints import voice_name
 from tests.conftest import require_model
 from tests.pulse import pulse_source  # noqa: F401
@@ -194,15 +194,17 @@ def enrolled(tmp_path_factory: pytest.TempPathFactory):
     tmp = tmp_path_factory.mktemp("voices")
     settings = kit_settings(tmp, voices=VoicesSettings(enabled=True))
     store = Store.open(settings)
-    encoder = SpeakerEncoder.load(require_model("resemblyzer-encoder"))
-    prints = VoicePrints(store)
+    require_model("resemblyzer-encoder")
+    require_model("silero-vad")
+    identifier = SpeakerId.from_settings(settings, store)  # as the daemon has it
     say_hibari = hibari()
     voices = {"sam": say_hibari, "alex": lambda text: espeak(text, "en-us")}
     for name, say in voices.items():
         clips = [say(text) for text in ENROLL]
-        prints.enroll(name, [encoder.embed(c) for c in clips], encoder="resemblyzer-encoder",
-                      seconds=sum(len(c) for c in clips) / 16_000)
-    return settings, store, SpeakerId(encoder, prints, settings), voices
+        identifier.prints.enroll(name, [identifier.embed(c) for c in clips],
+                                 encoder="resemblyzer-encoder",
+                                 seconds=sum(len(c) for c in clips) / 16_000)
+    return settings, store, identifier, voices
 
 
 def test_a_turn_is_tagged_with_the_enrolled_voice_that_said_it(enrolled) -> None:
@@ -221,7 +223,7 @@ def test_a_voice_nobody_enrolled_is_unknown(enrolled, tmp_path: Path) -> None:
     sam = next(p for p in identifier.prints.all() if p.name == "sam")
     sam_only.enroll("sam", [sam.vector] * 3, encoder=sam.encoder, seconds=sam.seconds)
     stranger = espeak("hey jarvis, restart the music service please", "en-gb-scotland+f4")
-    heard = SpeakerId(identifier.encoder, sam_only, settings).identify(stranger)
+    heard = SpeakerId(identifier.encoder, sam_only, settings, identifier.speech).identify(stranger)
     assert heard.speaker == UNKNOWN, heard
 
 
@@ -249,7 +251,7 @@ def test_the_daemons_tags_for_each_kind_of_turn(enrolled) -> None:
         def __init__(self, audio: np.ndarray | None) -> None:
             self.audio = audio
 
-    said_by_sam = Heard(voices["sam"]("hey jarvis, what's my locker code"))
+    said_by_sam = Heard(voices["sam"]("hey jarvis, remind me to call the plumber at five"))
     assert asyncio.run(tags.of_transcript(said_by_sam)) == "sam"
     assert asyncio.run(tags.of_transcript(Heard(None))) == UNKNOWN
     # A satellite's or a Wyoming client's turn is nobody known; typed turns nobody at all.
@@ -321,8 +323,26 @@ def test_enrolling_from_the_microphone(pulse_source, tmp_path: Path) -> None:  #
     settings = parse_settings(config.read_text() + "[voices]\nenabled = true\n")
     store = Store.open(settings)
     try:
-        encoder = SpeakerEncoder.load(require_model("resemblyzer-encoder"))
-        heard = SpeakerId(encoder, VoicePrints(store), settings).identify(say(ENROLL[2]))
+        voices = SpeakerId.from_settings(settings, store)
+        sam = voices.identify(say(ENROLL[2]))
+        stranger = voices.identify(espeak(ENROLL[2], "en-us"))
     finally:
         store.close()
-    assert heard.speaker == "sam", heard
+    # Read through the microphone, checked on clean audio: the channel differs, so the
+    # score is a little lower than an enrollment from files gives; a stranger is far.
+    assert sam.score >= 0.8 and sam.score - stranger.score >= 0.2, (sam, stranger)
+    assert stranger.speaker == UNKNOWN
+
+
+def test_the_silences_around_speech_are_cut_before_embedding() -> None:
+    from mavend.voices import SpeechOnly
+    from wakeword.vad import SileroVad
+
+    speech_only = SpeechOnly(SileroVad(require_model("silero-vad")))
+    spoken = hibari()("could you turn the radio down a bit")
+    quiet = np.zeros(32_000, np.int16)
+    cut = speech_only(np.concatenate([quiet, spoken, quiet]))
+    # The two seconds either side are gone; the speech stays, give or take ~0.1 s a side.
+    assert abs(len(cut) - len(spoken)) < 0.3 * 16_000, (len(cut), len(spoken))
+    # With too little speech found, the utterance is left whole (never emptied).
+    assert len(speech_only(quiet)) == len(quiet)

@@ -100,8 +100,7 @@ def _open(args: argparse.Namespace):
 
 
 def cmd_enroll(args: argparse.Namespace) -> int:
-    from mavend.models import require
-    from mavend.voices import ENCODER, SpeakerEncoder
+    from mavend.voices import ENCODER, SpeakerId
     from mavend.voices.prints import voice_name
     from mavend.voices.record import SENTENCES
 
@@ -119,8 +118,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             store.close()
             raise
     try:
-        encoder = SpeakerEncoder.load(require(ENCODER, settings.models.models_path()))
-        vectors = [encoder.embed(audio) for audio in recordings]
+        voices = SpeakerId.from_settings(settings, store)
+        vectors = [voices.embed(audio) for audio in recordings]
         seconds = sum(len(a) for a in recordings) / 16_000
         enrolled = prints.enroll(name, vectors, encoder=ENCODER, seconds=seconds)
     finally:

@@ -12,6 +12,7 @@ from mavend.voices.checkpoint import CheckpointError, load_state_dict
 from mavend.voices.encoder import SpeakerEncoder
 from mavend.voices.identify import ENCODER, UNKNOWN, Heard, SpeakerId
 from mavend.voices.prints import Identified, VoicePrint, VoicePrints
+from mavend.voices.speech import SpeechOnly
 
 __all__ = ["ENCODER", "UNKNOWN", "CheckpointError", "Heard", "Identified", "SpeakerEncoder",
-           "SpeakerId", "VoicePrint", "VoicePrints", "load_state_dict"]
+           "SpeakerId", "SpeechOnly", "VoicePrint", "VoicePrints", "load_state_dict"]

@@ -19,6 +19,7 @@ from mavend.config import Settings
 from mavend.state.store import Store
 from mavend.voices.encoder import SpeakerEncoder
 from mavend.voices.prints import VoicePrints
+from mavend.voices.speech import SpeechOnly
 
 log = logging.getLogger(__name__)
 
@@ -37,25 +38,36 @@ class Heard:
 
 
 class SpeakerId:
-    def __init__(self, encoder: SpeakerEncoder, prints: VoicePrints, settings: Settings):
+    def __init__(self, encoder: SpeakerEncoder, prints: VoicePrints, settings: Settings,
+                 speech: SpeechOnly | None = None):
         self.encoder = encoder
         self.prints = prints
+        self.speech = speech  # None: the audio is embedded as it is (benches compare)
         self.threshold = settings.voices.threshold
         self.margin = settings.voices.margin
 
     @classmethod
     def from_settings(cls, settings: Settings, store: Store) -> SpeakerId:
+        """The encoder and Silero VAD from the model cache (a missing one: ModelError)."""
         from mavend.models import require
+        from wakeword.vad import SileroVad
 
-        path = require(ENCODER, settings.models.models_path())
-        return cls(SpeakerEncoder.load(path), VoicePrints(store), settings)
+        models = settings.models.models_path()
+        encoder = SpeakerEncoder.load(require(ENCODER, models))
+        speech = SpeechOnly(SileroVad(require("silero-vad", models)))
+        return cls(encoder, VoicePrints(store), settings, speech)
+
+    def embed(self, audio: np.ndarray) -> np.ndarray:
+        """The voice's embedding of an utterance or an enrollment recording: its speech
+        only, silences cut (mavend/voices/speech.py), as enrollment and turns must agree."""
+        return self.encoder.embed(self.speech(audio) if self.speech is not None else audio)
 
     def identify(self, audio: np.ndarray) -> Heard:
         """The enrolled voice `audio` (16 kHz, int16 or float) is, or UNKNOWN."""
         started = time.perf_counter()
         if len(audio) < MIN_SECONDS * RATE:
             return Heard(UNKNOWN, -1.0, 0.0)
-        vector = self.encoder.embed(audio)
+        vector = self.embed(audio)
         found = self.prints.identify(vector, threshold=self.threshold, margin=self.margin,
                                      encoder=ENCODER)
         ms = (time.perf_counter() - started) * 1000.0
