@@ -258,6 +258,14 @@ def test_the_daemons_tags_for_each_kind_of_turn(enrolled) -> None:
     assert tags.context("satellite:kitchen", TurnContext(room="kitchen")).speaker == UNKNOWN
     assert tags.context("wyoming:10.0.0.5", None).speaker == UNKNOWN
     assert tags.context("local", None) is None
+    # A trusted satellite's audio is identified; another satellite's never is.
+    from mavend.config import SatelliteSpec
+
+    kitchen = SatelliteSpec(uri="tcp://127.0.0.1:10700", name="kitchen", trusted=True)
+    porch = SatelliteSpec(uri="tcp://127.0.0.1:10701", name="porch")
+    assert asyncio.run(tags.of_satellite(kitchen, said_by_sam.audio)) == "sam"
+    assert asyncio.run(tags.of_satellite(porch, said_by_sam.audio)) == UNKNOWN
+    assert asyncio.run(tags.of_satellite(kitchen, None)) == UNKNOWN
     off = SpeakerTags(kit_settings(Path("/nonexistent")), store)
     assert asyncio.run(off.of_transcript(said_by_sam)) == ""
     assert off.context("satellite:kitchen", None) is None

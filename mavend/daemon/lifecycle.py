@@ -565,11 +565,13 @@ class Daemon:
             # speech is queued first, so the front end knows to wait for it).
             self.voice.follow_up(turn.reply)
 
-    async def _satellite_turn(self, text: str, spec: Any) -> Turn:
+    async def _satellite_turn(self, text: str, spec: Any, audio: Any = None) -> Turn:
         """A transcript from satellite `spec` (a config SatelliteSpec): its own session,
-        its room; the reply goes back to it (not to this box's notifications)."""
+        its room; the reply goes back to it (not to this box's notifications). `audio`:
+        the utterance's, with [voices] on (who spoke: only a trusted satellite's counts)."""
         self._tell("transcript", text, 1.0)
-        context = TurnContext(room=spec.room, satellite=spec.name)
+        speaker = await self.speakers.of_satellite(spec, audio)
+        context = TurnContext(room=spec.room, satellite=spec.name, speaker=speaker)
         try:
             return await self.submit_text(
                 text, notify=False, session=f"satellite:{spec.name}", context=context

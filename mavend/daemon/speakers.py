@@ -2,8 +2,9 @@
 
 A microphone turn is identified from its own audio (the front end keeps it with the
 transcript) in a worker thread, never on the event loop; typed turns (stdin, `mavend
-say`, the D-Bus API: the box's own user) are nobody in particular (""); a satellite's
-or a Wyoming client's turn, whose audio is not identified yet, is UNKNOWN. So with
+say`, the D-Bus API: the box's own user) are nobody in particular (""); a trusted
+satellite's turn is identified from the audio it sent; an untrusted satellite's and a
+Wyoming client's turn (text only) is UNKNOWN. So with
 `confirm_from = "enrolled"` nothing heard from a voice mavend does not know can
 confirm a destructive act or write memory.
 
@@ -52,7 +53,20 @@ class SpeakerTags:
         """The speaker of a microphone turn: an enrolled name, UNKNOWN, or "" (off)."""
         if not self.enabled:
             return ""
-        audio = getattr(transcript, "audio", None)
+        return await self.of_audio(getattr(transcript, "audio", None))
+
+    async def of_satellite(self, spec: Any, audio: Any) -> str:
+        """The speaker of a satellite's turn: identified from its audio only when its
+        `[[satellites]]` entry is `trusted` (the owner vouches for what it sends; another
+        satellite could replay a recording of an enrolled voice), else UNKNOWN."""
+        if not self.enabled:
+            return ""
+        if not getattr(spec, "trusted", False):
+            return UNKNOWN
+        return await self.of_audio(audio)
+
+    async def of_audio(self, audio: Any) -> str:
+        """An enrolled name or UNKNOWN, worked out in a worker thread."""
         if audio is None:
             return UNKNOWN
         await asyncio.to_thread(self.load)

@@ -110,7 +110,7 @@ class SatelliteError(Exception):
 
 
 # (text, satellite spec) -> the turn (a mavend.assistant.Turn): the daemon's submit.
-TurnRunner = Callable[[str, SatelliteSpec], Awaitable[Any]]
+TurnRunner = Callable[..., Awaitable[Any]]  # (text, spec, *, audio=None) -> Turn
 # sink -> a FrontEnd (wakeword/frontend.py) sending its events to `sink`; one per
 # pipeline, so nothing of one pipeline (a follow-up flag, a late transcript) leaks into
 # the next. The factory keeps the link's wake and VAD models; Whisper is shared.
@@ -393,7 +393,10 @@ class SatelliteLink:
         """Route and handle the transcript, then answer on this satellite."""
         conn = self._conn
         await self._send(WyTranscript(text=transcript.text).event(), conn)
-        turn = await self.run_turn(transcript.text, self.spec)
+        # The utterance's audio when [voices] is on: the daemon tells who spoke.
+        audio = getattr(transcript, "audio", None)
+        extra = {"audio": audio} if audio is not None else {}
+        turn = await self.run_turn(transcript.text, self.spec, **extra)
         self.status.turns += 1
         self._logged = ""  # working again: the next failure is news
         log.info("satellite %s: heard %r -> %s (%.0f ms from end of speech): %s",

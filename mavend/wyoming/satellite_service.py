@@ -114,6 +114,7 @@ class SatelliteService:
                 preroll_s=wake_settings.preroll_s,
                 wake_words=settings.router.wake_words,
                 is_complete=command_checker(self.grammar, self.slots_filled) if early else None,
+                keep_audio=settings.voices.enabled,  # who spoke (mavend/daemon/speakers.py)
             )
 
         return front_end
