@@ -1116,6 +1116,7 @@ def test_real_default_profile_has_the_contracted_models() -> None:
         "whisper-tiny.en",
         "openwakeword",
         "silero-vad",
+        "micro-wakeword-hey-jarvis",
         "qwen2.5-0.5b-instruct-q4_k_m",
         "use-multilingual-int8",
         "multilingual-e5-small",

@@ -232,13 +232,19 @@ class TriggerConfig:
     refractory_s: float = 2.0
     vad_threshold: float = 0.0  # 0 = no gating
     vad_window_s: float = 1.0  # gating looks at the VAD over this much recent audio
+    # Fire this long after the threshold is crossed, not at once: the wake verifier
+    # (`wakeword.verifier`) needs the audio just after openWakeWord's peak.
+    confirm_s: float = 0.0
 
     @classmethod
     def from_settings(cls, settings: WakeWordSettings) -> TriggerConfig:
+        from wakeword.verifier import CONFIRM_S
+
         return cls(
             threshold=settings.threshold,
             refractory_s=settings.refractory_s,
             vad_threshold=settings.vad_threshold,
+            confirm_s=CONFIRM_S if settings.verifier != "none" else 0.0,
         )
 
 
@@ -250,6 +256,9 @@ class WakeTrigger:
     phrase) and while `hold()` says an utterance is being captured. With VAD
     gating, a score only counts if the VAD heard speech within the last
     `vad_window_s` (noise that fools the wake model rarely fools both).
+
+    With `confirm_s`, a crossing fires on the first frame `confirm_s` after it,
+    whatever that frame scores; `crossed` keeps the crossing's (peak score, time).
     """
 
     def __init__(self, config: TriggerConfig):
@@ -257,6 +266,8 @@ class WakeTrigger:
         self._quiet_until = float("-inf")
         self._held = False
         self._vad: deque[float] = deque(maxlen=max(1, round(config.vad_window_s / 0.032)))
+        self._pending: tuple[float, float] | None = None  # (peak score, crossing time)
+        self.crossed: tuple[float, float] | None = None  # the last firing's (score, time)
 
     @property
     def gated(self) -> bool:
@@ -267,12 +278,25 @@ class WakeTrigger:
 
     def update(self, score: float, t: float, threshold: float | None = None) -> bool:
         """`threshold`: this frame's, if not the configured one (barge-in)."""
+        pending = self._pending
+        if pending is not None:
+            peak, crossed_t = max(pending[0], score), pending[1]
+            if t + 1e-6 < crossed_t + self.config.confirm_s:
+                self._pending = (peak, crossed_t)
+                return False
+            self._pending = None
+            self.crossed = (peak, crossed_t)
+            return True
         bar = self.config.threshold if threshold is None else threshold
         if self._held or t < self._quiet_until or score < bar:
             return False
         if self.gated and (not self._vad or max(self._vad) < self.config.vad_threshold):
             return False
         self._quiet_until = t + self.config.refractory_s
+        if self.config.confirm_s > 0:
+            self._pending = (score, t)
+            return False
+        self.crossed = (score, t)
         return True
 
     def hold(self, held: bool = True) -> None:
@@ -283,3 +307,5 @@ class WakeTrigger:
         self._quiet_until = float("-inf")
         self._held = False
         self._vad.clear()
+        self._pending = None
+        self.crossed = None

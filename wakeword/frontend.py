@@ -61,6 +61,7 @@ from wakeword.sources import AudioSource
 from wakeword.stt import SpeechToText
 from wakeword.transcriber import SpeechMark, SttJob, Transcriber, Utterance
 from wakeword.vad import WINDOW, SileroVad
+from wakeword.verifier import MicroVerifier
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +88,13 @@ class FrontEnd:
         wake_words: Sequence[str] = ("hey jarvis", "jarvis"),
         is_complete: Callable[[str], Whole] | None = None,
         keep_audio: bool = False,
+        verifier: MicroVerifier | None = None,
     ):
         self.wake = wake
+        # A second model that must hear the wake word too (wakeword/verifier.py); the
+        # trigger should then wait `CONFIRM_S` (TriggerConfig.confirm_s) before firing.
+        self.verifier = verifier
+        self.verifier_rejects = 0  # wakes the verifier turned down (benchmarks)
         self.vad = vad
         self.sink = sink
         self.trigger = WakeTrigger(trigger or TriggerConfig())
@@ -137,6 +143,9 @@ class FrontEnd:
         early = grammar is not None and settings.endpoint.grammar_early_stop
         wake_settings = settings.wakeword
         gate = EnergyGate(wake_settings.energy_gate_db) if wake_settings.energy_gate else None
+        verifier = None
+        if wake_settings.verifier == "micro":
+            verifier = MicroVerifier.from_models(models_dir)  # missing: says to pull it
         stt_options.setdefault("window", settings.stt.encoder_window)
         if settings.stt.backend == "wyoming":  # a server elsewhere: mavend/wyoming/asr.py
             from mavend.wyoming.asr import WyomingTranscriber
@@ -161,6 +170,7 @@ class FrontEnd:
             wake_words=settings.router.wake_words,
             is_complete=command_checker(grammar, slots_filled) if early else None,
             keep_audio=keep_audio,
+            verifier=verifier,
         )
 
     # control -------------------------------------------------------------------
@@ -312,6 +322,9 @@ class FrontEnd:
         return min(self.trigger.config.threshold, echo.config.barge_in_threshold)
 
     def _wake(self, score: float, t: float) -> None:
+        now = t  # this frame's end; with confirm_s the crossing was that much earlier
+        if self.trigger.crossed is not None:
+            score, t = self.trigger.crossed
         at = self._monotonic_at(t)
         echo = self.echo
         own = echo.own_wake(at) if echo is not None else None
@@ -321,6 +334,17 @@ class FrontEnd:
                      "it (reference score %.3f)", t, score, own)
             return
         barge_in = self._speaking(at)
+        if self.verifier is not None and not barge_in:
+            # Not over mavend's own voice: the echo in the mix was never measured with
+            # the verifier, and a missed barge-in cannot be said again over the reply.
+            held = self._ring.since(self._index - round(self.verifier.window_s * RATE))
+            verdict = self.verifier.check(held[: len(held) - (self._received - self._index)])
+            if not verdict.accepted:
+                self.verifier_rejects += 1
+                log.info("wake word at %.2f s (score %.3f) turned down by the verifier "
+                         "(%.3f, %.1f ms)", t, score, verdict.score, verdict.ms)
+                return
+            log.debug("verifier: %.3f in %.1f ms", verdict.score, verdict.ms)
         if barge_in:
             detected = time.monotonic()
             if self.on_barge_in is not None:
@@ -331,7 +355,7 @@ class FrontEnd:
         wake = Wake(self.wake.name, round(score, 4), round(t, 3))
         log.info("wake word %s (score %.3f) at %.2f s", wake.model, score, t)
         self.sink(wake)
-        self._open(wake, t, barge_in=barge_in)
+        self._open(wake, now, barge_in=barge_in)
 
     def _endpoint(self, utt: Utterance, samples: np.ndarray) -> None:
         for prob in self.vad.push(samples):

@@ -41,6 +41,10 @@ class WakeWordSettings:
     # noise floor (saves most of the idle CPU; speech at 5 dB SNR still opens it).
     energy_gate: bool = True
     energy_gate_db: Positive = 6.0
+    # A second, independent check before a wake counts (wakeword/verifier.py): "micro" =
+    # microWakeWord's hey_jarvis must hear it too (`mavend models pull` fetches it), over
+    # the 2 s up to 0.24 s after openWakeWord's trigger; "none" = openWakeWord alone.
+    verifier: Literal["none", "micro"] = "none"
 
 
 @_settings

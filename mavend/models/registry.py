@@ -641,7 +641,38 @@ RESEMBLYZER_ENCODER = ModelSpec(
     ),
 )
 
-_FRONT_END = (WHISPER_TINY_EN, OPENWAKEWORD, SILERO_VAD)
+# microWakeWord's "hey jarvis", the wake verifier (wakeword/verifier.py, [wakeword] verifier),
+# and its cut-offs, from the pymicro-wakeword 2.5.0 wheel (x86_64: 2,114,958 B, sha256
+# 3869f536402b1254e3be3549d3a462ecd6ed21ce2c3e77ec8eb501c3c700417c; aarch64: sha256
+# 6c75b77c936efd19b8c35a094cb7e3fdbd4ebcd0f63635a0851ce591990829f2; these two members are
+# byte-identical in both). The TFLite C runtime differs per platform, so it is not taken
+# from here: it comes with the same package, a dependency in pyproject.toml.
+_MICRO_PKG = ("pymicro-wakeword", "2.5.0")
+MICRO_WAKEWORD_HEY_JARVIS = ModelSpec(
+    name="micro-wakeword-hey-jarvis",
+    layout="dir",
+    description="microWakeWord 'hey jarvis' (int8 streaming TFLite, 52 kB) and its cut-offs, "
+    "from the pymicro-wakeword wheel; the wake verifier",
+    license="Apache-2.0",
+    files=(
+        _wheel_file(
+            "hey_jarvis.tflite",
+            *_MICRO_PKG,
+            "pymicro_wakeword/models/hey_jarvis.tflite",
+            "21a7976add39ee24ec96c63d96b7aaa18e24d1d9824b963e451da8feb4b78b77",
+            52272,
+        ),
+        _wheel_file(
+            "hey_jarvis.json",
+            *_MICRO_PKG,
+            "pymicro_wakeword/models/hey_jarvis.json",
+            "b153867d818675d8abcc9dace474afe7f83551ae0d5a9b1d71a98681320185af",
+            388,
+        ),
+    ),
+)
+
+_FRONT_END = (WHISPER_TINY_EN, OPENWAKEWORD, SILERO_VAD, MICRO_WAKEWORD_HEY_JARVIS)
 _VOICE = (HIBARI_HEART,)  # spoken replies (mavend.tts)
 _SPEAKERS = (RESEMBLYZER_ENCODER,)  # who is speaking (mavend.voices)
 
