@@ -125,7 +125,9 @@ class HandlerContext:
 
     def owner_of_writes(self) -> str:
         """Whose a fact or a note said now is: the enrolled voice's, else the household's."""
-        return "" if self.speaker == UNKNOWN_SPEAKER else self.speaker
+        if not self.settings.voices.enabled or self.speaker == UNKNOWN_SPEAKER:
+            return ""
+        return self.speaker
 
     def voice_refusal(self, what: str) -> Reply | None:
         """A refusal when `[voices] confirm_from = "enrolled"` and the turn's voice is not
