@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from mavend.config import parse_settings
+from mavend.config import Settings, parse_settings
 from mavend.daemon.lifecycle import Daemon, DaemonOptions, Observer
 from mavend.daemon.voice import VoiceState
 from mavend.handlers import Outcome
@@ -99,9 +99,12 @@ def audio_models() -> None:
 
 
 @contextlib.asynccontextmanager
-async def listening_daemon(recorder: Recorder) -> AsyncIterator[Daemon]:
+async def listening_daemon(
+    recorder: Recorder, settings: Settings | None = None
+) -> AsyncIterator[Daemon]:
+    """The daemon on the microphone (`settings`: CONFIG's when None), listening."""
     daemon = Daemon(
-        parse_settings(CONFIG, "test.toml"),
+        settings or parse_settings(CONFIG, "test.toml"),
         options=DaemonOptions(audio=True, stdin_turns=False, notify_replies=False, poll_s=0.1),
     )
     daemon.observers.append(recorder)

@@ -485,7 +485,7 @@ def test_cli_say_and_route_go_through_the_running_daemon(
         assert as_json.returncode == 0, as_json.stderr
         turn = json.loads(as_json.stdout)
         assert turn["decision"]["slots"]["time"] == "2026-03-10T17:00:00+01:00"
-        assert set(turn) == {"utterance", "decision", "reply", "duration_ms"}
+        assert set(turn) == {"utterance", "decision", "reply", "duration_ms", "speaker"}
 
         routed = mavend("route", "--json", TIMER)
         assert routed.returncode == 0, routed.stderr

@@ -8,23 +8,26 @@ stranger's spoken destructive act is refused and never runs.
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mavend.config import Settings, parse_settings
-from mavend.daemon.lifecycle import Daemon, DaemonOptions
 from mavend.handlers import Outcome
 from mavend.state.store import Store
 from mavend.voices import UNKNOWN, SpeakerId
 from tests.audio_fixtures import concat, silence, trim, write_wav
 from tests.conftest import require_model
 from tests.pulse import Pulse, pulse_source  # noqa: F401
-from tests.test_daemon_audio import CONFIG, Recorder, play, synchronously, until
+from tests.test_daemon_audio import (
+    CONFIG,
+    Recorder,
+    listening_daemon,
+    play,
+    synchronously,
+    until,
+)
 from tests.test_voices import ENROLL, espeak, hibari
 
 pytestmark = pytest.mark.models
@@ -60,23 +63,6 @@ def turn_clip(say, command: str) -> np.ndarray:
                   silence(1.5))
 
 
-@contextlib.asynccontextmanager
-async def daemon_of(settings: Settings, recorder: Recorder) -> AsyncIterator[Daemon]:
-    daemon = Daemon(
-        settings,
-        options=DaemonOptions(audio=True, stdin_turns=False, notify_replies=False, poll_s=0.1),
-    )
-    daemon.observers.append(recorder)
-    await daemon.start()
-    try:
-        await until(lambda: daemon.listening, 30, "the microphone to deliver audio")
-        yield daemon
-    finally:
-        started = time.monotonic()
-        await daemon.stop()
-        assert time.monotonic() - started <= 5.0
-
-
 @synchronously
 async def test_spoken_turns_are_told_apart_by_voice(
     pulse_source: Pulse, audio_models: None, tmp_path: Path  # noqa: F811
@@ -89,7 +75,7 @@ async def test_spoken_turns_are_told_apart_by_voice(
     stranger = write_wav(tmp_path / "stranger.wav",
                          turn_clip(lambda t: espeak(t, "en-us"), "restart the music service"))
     recorder = Recorder()
-    async with daemon_of(settings, recorder) as daemon:
+    async with listening_daemon(recorder, settings) as daemon:
         await play(pulse_source, note)
         await until(lambda: recorder.turns, 30, "Sam's spoken note")
         await until(lambda: not daemon.speaker.busy, 30, "the reply to end")
