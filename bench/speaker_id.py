@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import wave
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -95,18 +96,28 @@ def eer(own: np.ndarray, others: np.ndarray) -> tuple[float, float]:
     return best
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def embedder(raw: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """The encoder's embed, with the silences cut as the daemon and `mavend voices enroll` do,
+    unless raw."""
+    encoder = SpeakerEncoder.load(require("resemblyzer-encoder"))
+    if raw:
+        return encoder.embed
+    speech = SpeechOnly(SileroVad(require("silero-vad")))
+    return lambda audio: encoder.embed(speech(audio))
+
+
+def add_audio_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conditions", default="clean,snr10")
     parser.add_argument("--raw", action="store_true",
                         help="embed the audio as it is (the daemon cuts the silences first)")
     parser.add_argument("--json", type=Path)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_audio_arguments(parser)
     args = parser.parse_args()
-    encoder = SpeakerEncoder.load(require("resemblyzer-encoder"))
-    if not args.raw:  # as the daemon and `mavend voices enroll` embed: silences cut
-        speech = SpeechOnly(SileroVad(require("silero-vad")))
-        embed = encoder.embed
-        encoder.embed = lambda audio: embed(speech(audio))  # type: ignore[method-assign]
+    embed = embedder(raw=args.raw)
     speakers = voices()
     print(f"# machine: {describe_machine(load=True)}")
     print(f"# audio: {'as it is (--raw)' if args.raw else 'silences cut by Silero VAD'}")
@@ -121,7 +132,7 @@ def main() -> int:
             for si, text in enumerate(SENTENCES):
                 audio = condition(say(text), cond, vi * 100 + si)
                 started = time.perf_counter()
-                vectors.append(encoder.embed(audio))
+                vectors.append(embed(audio))
                 compute += time.perf_counter() - started
                 seconds += len(audio) / 16_000
             mean = np.mean(vectors[:ENROLL], axis=0)

@@ -35,14 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from speaker_id import voices  # noqa: E402
+from speaker_id import add_audio_arguments, embedder, voices  # noqa: E402
 from wakeword_data import condition  # noqa: E402
 
 from mavend.config.voices import DEFAULT_MARGIN, DEFAULT_THRESHOLD  # noqa: E402
 from mavend.machine import describe_machine  # noqa: E402
-from mavend.models import require  # noqa: E402
-from mavend.voices import SpeakerEncoder, SpeechOnly  # noqa: E402
-from wakeword.vad import SileroVad  # noqa: E402
 
 ENROLL = (
     "good evening, I'd like to hear the news headlines",
@@ -82,19 +79,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--households", type=int, default=40)
     parser.add_argument("--size", type=int, default=3)
-    parser.add_argument("--conditions", default="clean,snr10")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--thresholds", default=str(DEFAULT_THRESHOLD),
                         help="comma-separated cosine thresholds to apply the rule at")
-    parser.add_argument("--raw", action="store_true",
-                        help="embed the audio as it is (the daemon cuts the silences first)")
-    parser.add_argument("--json", type=Path)
+    add_audio_arguments(parser)
     args = parser.parse_args()
-    encoder = SpeakerEncoder.load(require("resemblyzer-encoder"))
-    if not args.raw:  # as the daemon and `mavend voices enroll` embed: silences cut
-        speech = SpeechOnly(SileroVad(require("silero-vad")))
-        embed = encoder.embed
-        encoder.embed = lambda audio: embed(speech(audio))  # type: ignore[method-assign]
+    embed = embedder(raw=args.raw)
     speakers = voices()
     names = list(speakers)
     print(f"# machine: {describe_machine(load=True)}")
@@ -109,7 +99,7 @@ def main() -> int:
         compute, count = 0.0, 0
         for vi, name in enumerate(names):
             say = speakers[name]
-            vectors = [encoder.embed(condition(say(t), cond, vi * 100 + i))
+            vectors = [embed(condition(say(t), cond, vi * 100 + i))
                        for i, t in enumerate(ENROLL)]
             mean = np.mean(vectors, axis=0)
             enrolled_print[name] = mean / np.linalg.norm(mean)
@@ -118,7 +108,7 @@ def main() -> int:
                 for i, text in enumerate(texts):
                     audio = as_turn(condition(say(text), cond, vi * 100 + 50 + i))
                     started = time.perf_counter()
-                    out[name].append(encoder.embed(audio))
+                    out[name].append(embed(audio))
                     compute += time.perf_counter() - started
                     count += 1
         for threshold in (float(t) for t in args.thresholds.split(",")):
