@@ -35,6 +35,7 @@ from mavend.handlers import (
 from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
+from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
@@ -135,6 +136,7 @@ class Assistant:
         # What each turn changed, per session: "what did you just do?", "undo that".
         self.undo = UndoHandler(self.ctx, UndoJournal(store, tz))
         self._lock = threading.Lock()
+        self._english_only = EnglishOnlyNotice()
         self._previous: LastTurn | None = None  # this turn's session's previous turn
         self._memory = self.memory  # the turn's: an enrolled voice's own (`_memory_of`)
 
@@ -174,6 +176,8 @@ class Assistant:
                 reply = Reply("Sorry, something went wrong.", Outcome.FAILED, "internal")
             finally:
                 self.ctx.speaker = ""
+            if self._english_only.due(text, session):
+                reply = _with_notice(reply, ENGLISH_ONLY)
             duration = (time.monotonic() - started) * 1000.0
             self._log(text, decision, reply, duration, speaker)
             self._keep_changes(session, text, reply)
@@ -469,6 +473,12 @@ def joined_replies(first: Reply, second: Reply) -> Reply:
         spoken=spoken,
         changes=first.changes + second.changes,
     )
+
+
+def _with_notice(reply: Reply, notice: str) -> Reply:
+    """The reply with a sentence added (shown and spoken); all else unchanged."""
+    spoken = f"{reply.spoken} {notice}" if reply.spoken else ""
+    return replace(reply, text=f"{reply.text} {notice}", spoken=spoken)
 
 
 def storage_class(exc: StorageError) -> str:

@@ -51,6 +51,15 @@ def grammar() -> CommandGrammar:
             "remind",
             {"when": "tomorrow at 9", "task": "water the plants"},
         ),
+        # Russian (grammars/reminders_ru.yaml), the same intents.
+        ("поставь таймер на десять минут", Intent.REMINDER, "timer", {"when": "десять минут"}),
+        ("разбуди меня завтра в семь", Intent.REMINDER, "alarm", {"when": "завтра в семь"}),
+        (
+            "напомни мне про стоматолога в четверг",
+            Intent.REMINDER,
+            "remind",
+            {"task": "стоматолога в четверг"},
+        ),
     ],
 )
 def test_known_commands_match(
@@ -76,7 +85,8 @@ def test_known_commands_match(
         "x" * 10_000,
         "\x00\x1b[31m",
         "🎉🎉",
-        "поставь таймер на десять минут",
+        "напомни как зовут соседа",  # a question: no "о/про/что", no time
+        "отмени таймер",
         "set the volume to 400 percent",
         "could you restart nginx for me",
         "can you tell me the time please",

@@ -94,7 +94,8 @@ class ReminderHandler:
         now = self.ctx.now()
         said = normalize(decision.utterance)
         alarm = bool(ALARM_RE.search(said))
-        kind = "timer" if re.search(r"\btimers?\b", said) else ("alarm" if alarm else "reminder")
+        timer = re.search(r"\b(?:timers?|таймер\w*|засеки)\b", said)  # English or Russian
+        kind = "timer" if timer else ("alarm" if alarm else "reminder")
         if kind != "timer":
             spoken = parse_series(decision.utterance, now, alarm=alarm)
             if spoken is not None:

@@ -1,4 +1,5 @@
-"""Reading spoken English: number words (`numbers`) and time expressions (`timeparse`).
+"""Reading spoken English: number words (`numbers`) and time expressions (`timeparse`,
+which also reads Russian time words); which language a request is in (`script`).
 
 Pure functions over text, importing nothing else of mavend, so every room that reads what
 people say (the router, offline answers, handlers, repeating reminders, conversation)

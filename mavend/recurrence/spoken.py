@@ -22,6 +22,7 @@ from datetime import date, datetime, time, timedelta
 from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
+from mavend.language.script import is_russian
 from mavend.language.timeparse import find_time, resolve_time
 from mavend.language.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
@@ -234,7 +235,8 @@ def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time
         return part_default, ""
     when = found.when.astimezone(now.tzinfo)
     hour = when.hour
-    said = found.phrase.lower()
+    # A Russian phrase is judged by the English words it reads as ("вечера": pm).
+    said = lex(found.phrase).canon if is_russian(found.phrase) else found.phrase.lower()
     explicit = re.search(
         r"\b(?:a\.? ?m|p\.? ?m|morning|afternoon|evening|night|tonight|noon|midday|midnight)\b"
         r"|\b0\d|\b(?:1[3-9]|2[0-3])\b", said

@@ -201,7 +201,13 @@ def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
             if name.startswith("act.") and name[4:] not in allowed:
                 _log_ignored_once(path, name)
                 continue
-            merged["intents"][name] = body
+            if name in merged["intents"]:  # one intent in two files (English, Russian)
+                known = merged["intents"][name]
+                merged["intents"][name] = {
+                    **known, "data": [*known.get("data", []), *body.get("data", [])]
+                }
+            else:
+                merged["intents"][name] = body
         merged["lists"].update(doc.get("lists") or {})
         merged["expansion_rules"].update(doc.get("expansion_rules") or {})
     try:

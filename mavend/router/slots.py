@@ -46,6 +46,20 @@ _REMINDER_LEAD = re.compile(
     r"(?:remind\s+me|set\s+(?:a|an)\s+(?:reminder|timer|alarm)|create\s+a\s+reminder|"
     r"add\s+a\s+reminder|wake\s+me(?:\s+up)?)\s*(?:(?:to|that|about|for)\s+)?",
 )
+# Russian: "(ну) напомни (мне) (пожалуйста) (о|про|что|чтобы)", "можешь напомнить",
+# "поставь таймер", "разбуди меня", "засеки".
+_RU_OPENING = r"(?:(?:ну|э+м*|так|слушай|это|пожалуйста|а)\s+)*"
+_RU_ASKING = r"(?:(?:не\s+забудь|ты\s+можешь|вы\s+можете|можешь|можете|пожалуйста)\s+)?"
+_RU_VERB = (
+    r"(?:напомнить|напоминать|напомни(?:те)?|напоминай(?:те)?"
+    r"|(?:поставь|установи|заведи|сделай|создай|запусти|включи|задай)(?:те)?"
+    r"(?:\s+мне)?\s+(?:напоминание|таймер|будильник)"
+    r"|разбуди(?:те)?(?:\s+меня)?|засеки|напоминание|таймер|будильник)(?![^\W_])"
+)
+_RU_AFTER = r"(?:\s+мне)?(?:\s+(?:пожалуйста|ну|это))*\s*(?:(?:о|об|про|что|чтобы)(?:\s+я)?\s+)?"
+_REMINDER_LEAD_RU = re.compile(f"^{_RU_OPENING}{_RU_ASKING}{_RU_VERB}{_RU_AFTER}")
+# A Russian preposition left alone once the time phrase after it is cut ("в <пятницу>").
+_RU_ORPHAN = re.compile(r"(?<![^\W_])(?:в|во|на|к|ко)\s+\x00")
 _NOTE_LEAD = re.compile(
     r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|make\s+a\s+note|take\s+a\s+note|"
     r"write\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
@@ -59,6 +73,9 @@ _TRAILING_CONNECTORS = frozenset(
         "the", "a", "an", "with", "to", "of", "and", "or", "but", "for", "from", "in", "on",
         "at", "by", "my", "your", "his", "her", "their", "our", "its", "this", "that", "these",
         "those", "some", "any", "about", "into", "than", "then", "if", "because",
+        # Russian prepositions and conjunctions left behind by a cut time phrase.
+        "в", "во", "на", "к", "ко", "о", "об", "про", "и", "а", "но", "с", "со", "у", "до",
+        "что", "чтобы",
     ]
 )
 
@@ -298,8 +315,10 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
     task = normalize(text)
     for phrase in time_phrases:  # the day and the hour, when said apart
         if phrase:
-            task = task.replace(normalize(phrase), " ")
-    task = _REMINDER_LEAD.sub("", " ".join(task.split()))
+            task = task.replace(normalize(phrase), " \x00 ")
+    task = _RU_ORPHAN.sub(" ", task).replace("\x00", " ")
+    task = " ".join(task.split())
+    task = _REMINDER_LEAD_RU.sub("", _REMINDER_LEAD.sub("", task))
     words = task.split()
     while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone
         words.pop()

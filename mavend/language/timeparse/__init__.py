@@ -9,7 +9,9 @@ How it works, in three passes:
 1. Lexing: the text is split into tokens that keep their offsets in the input,
    then canonicalised (lower case, number words to digits, "p. m." to "pm",
    "tmrw" to "tomorrow", ...). Speech-to-text spells numbers out, so "twenty
-   five to nine" and "25 to 9" must read the same.
+   five to nine" and "25 to 9" must read the same. Russian time words are read
+   first as the English ones they stand for (`russian`: "через десять минут" is
+   "in 10 minutes", "без четверти восемь" "quarter to 8"), keeping their offsets.
 2. Atoms: a small grammar of regular expressions over the canonical text finds
    clock times, dates, parts of the day and spans of time. Each atom carries a
    strength: "at 5 pm" is surely a time, a bare "5" only when next to a date.
@@ -17,7 +19,7 @@ How it works, in three passes:
    "8, tomorrow evening", "2 weeks after easter on monday") are merged, and the
    strongest group is resolved against `now`.
 
-The modules follow those passes: `lexing`; the grammar of atoms in `clocks`,
+The modules follow those passes: `lexing` (with `russian`); the grammar of atoms in `clocks`,
 `dates`, `weekdays`, `parts` (of months, weeks and years) and `spans`, over
 the shared pieces in `atoms`, run by `grammar`; `groups`; then `resolve`, with
 the calendar arithmetic in `candidates`.

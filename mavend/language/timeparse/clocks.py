@@ -67,7 +67,10 @@ _NOON_RE = re.compile(PRE + r"(?:12\s)?(?P<nm>noon|midnight)(?:\s?ish)?")
 _DAY_BEFORE = re.compile(r"(?<![^\W_])(?:" + WD + r"|today|tomorrow|tonight),?\s$")
 # An alarm or a wake-up call: a bare hour is a morning, "for twelve" is a time.
 # An alarm, a wake-up call, or getting up: a bare hour is a morning.
-ALARM_RE = re.compile(r"(?<![^\W_])(?:wake|waking|alarm|get\s+up|getting\s+up)(?![^\W_])")
+ALARM_RE = re.compile(
+    r"(?<![^\W_])(?:wake|waking|alarm|get\s+up|getting\s+up)(?![^\W_])"
+    r"|(?<![^\W_])(?:будильник|разбуди|подъ[её]м)\w*",  # Russian: alarm, wake me, getting up
+)
 _PERIOD_RE = re.compile(
     r"(?:(?P<pfx>this|in\sthe|during\sthe|at|next|tonight|early\sin\sthe|late\sin\sthe|"
     r"for\sthe|over\sthe|the)\s)?"

@@ -3,7 +3,8 @@
 Speech-to-text spells numbers out, so "twenty five to nine" and "25 to 9" must
 read the same: number words become digits, "p. m." becomes "pm", "tmrw"
 becomes "tomorrow", and so on. The grammar runs on the canonical text; offsets
-map every match back to the words the user said.
+map every match back to the words the user said. Russian time words are read
+as English ones before that (`russian`), keeping their offsets too.
 """
 
 from __future__ import annotations
@@ -12,17 +13,8 @@ import re
 from dataclasses import dataclass
 
 from mavend.language.numbers import TEENS, TENS, UNITS
-
-
-@dataclass
-class _Tok:
-    text: str  # canonical text
-    start: int  # offsets in the original input
-    end: int
-    gap: bool  # whitespace before it in the input
-    kind: str  # "num" | "word" | "punct"
-    spoken: bool = False  # a number that was written as words
-
+from mavend.language.timeparse.russian import from_russian
+from mavend.language.timeparse.tokens import Tok as _Tok
 
 _RAW_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+|\S")
 
@@ -334,7 +326,7 @@ class Lexed:
 
 
 def lex(text: str) -> Lexed:
-    toks = _canonical(_raw_tokens(text))
+    toks = _canonical(from_russian(_raw_tokens(text)))
     toks = _decimal_points(_oh_minutes(toks))
     parts: list[str] = []
     cstart: list[int] = []
