@@ -11,6 +11,12 @@ minute and, where the row names one, the right task. Rows: our own 40 requests
 (`bench/data/russian_reminders_own.jsonl`), and, when given, Home Assistant's Russian
 "start a timer" tests (the expected span from their hours/minutes/seconds slots; their
 names and areas are not judged). Nothing here reaches a grammar, a prompt or a rule.
+
+`--spoken` says our own rows instead of typing them: espeak-ng's Russian voice (the only
+Russian voice on this box; Piper's and hibari are English), then Whisper base told the
+household speaks English and Russian (`[stt] languages = ["en", "ru"]`); `--wake` puts
+"hey jarvis" (espeak-ng en-us) before each, cut off again as the daemon does. The
+transcript is what the assistant gets; the row it leaves is judged as above.
 """
 
 from __future__ import annotations
@@ -99,6 +105,30 @@ def judge(assistant: Assistant, case: Case) -> tuple[str, str]:
     return "right", left
 
 
+def spoken(cases: list[Case], wake: bool) -> tuple[list[Case], Counter[str]]:
+    """The cases as Whisper base hears them said by espeak-ng's Russian voice."""
+    sys.path.insert(0, str(ROOT))
+    from mavend.config import SttSettings
+    from tests.audio_fixtures import concat, espeak, silence
+    from wakeword.stt import SpeechToText, command_text
+
+    wake_words = ("hey jarvis", "jarvis")
+    stt = SpeechToText.from_settings(
+        SttSettings(model="whisper-base", languages=("en", "ru")), wake_words=wake_words
+    )
+    heard: list[Case] = []
+    languages: Counter[str] = Counter()
+    for case in cases:
+        clip = espeak(case.text, voice="ru")
+        if wake:
+            clip = concat(espeak("hey jarvis"), silence(0.2), clip)
+        result = stt.transcribe(clip)
+        languages[result.language] += 1
+        text = command_text(result.text, wake_words) if wake else result.text
+        heard.append(Case(text, case.kind, case.when, case.task, case.source + ", spoken"))
+    return heard, languages
+
+
 def run(cases: list[Case], settings: Settings, work: Path) -> list[dict[str, str]]:
     router = build_router(settings, clock=lambda: NOW)
     results = []
@@ -124,8 +154,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ha-timers", type=Path, help="HA's tests/ru HassStartTimer yaml")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/out/russian_outcomes.json")
+    parser.add_argument("--spoken", action="store_true", help="said by espeak-ng, heard by base")
+    parser.add_argument("--wake", action="store_true", help="with --spoken: hey jarvis first")
     args = parser.parse_args()
     cases = own_cases() + (ha_timer_cases(args.ha_timers) if args.ha_timers else [])
+    if args.spoken:
+        cases, languages = spoken(cases, args.wake)
+        print("heard as: " + ", ".join(f"{k} {v}" for k, v in languages.most_common()))
     settings = Settings(reminders=ReminderSettings(timezone="Europe/Berlin"))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mavend-ru-") as work:

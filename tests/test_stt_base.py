@@ -66,3 +66,39 @@ def test_whisper_base_transcribes_in_the_language_it_is_told(
     text = stt.transcribe(spoken[1]).text
     assert all(ord(ch) < 128 for ch in text), text
     assert "kitchen" in text.lower()
+
+
+def test_a_household_of_two_languages_is_heard_in_each(spoken: list[np.ndarray]) -> None:
+    """[stt] languages = ["en", "ru"]: each utterance in the likelier of the two, never a
+    third; English stays English. (Russian here is espeak-ng's voice, the only one on the
+    box: Whisper base understands little of it, but knows which language it is.)"""
+    from tests.audio_fixtures import espeak
+
+    stt = SpeechToText.from_settings(SttSettings(model="whisper-base", languages=("en", "ru")))
+    only_english = SpeechToText.from_settings(SttSettings(model="whisper-base", language="en"))
+    for clip in spoken:  # English is heard as English, word for word as when told so
+        heard = stt.transcribe(clip)
+        assert heard.language == "en"
+        assert heard.to_json()["language"] == "en"
+        assert heard.text == only_english.transcribe(clip).text
+    russian = stt.transcribe(espeak("напомни мне через десять минут позвонить маме", voice="ru"))
+    assert russian.language == "ru"
+    assert sum("а" <= ch.lower() <= "я" for ch in russian.text) > 10, russian.text
+    assert "минут" in russian.text
+
+
+def test_languages_need_a_multilingual_model() -> None:
+    from mavend.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"needs a multilingual model.*whisper-tiny\.en"):
+        SpeechToText.from_settings(SttSettings(model="whisper-tiny.en", languages=("en", "ru")))
+    one = SpeechToText.from_settings(SttSettings(model="whisper-tiny.en", languages=("en",)))
+    assert one.languages == ()  # one language is just `language`
+
+
+def test_likeliest_picks_among_the_households_languages() -> None:
+    from wakeword.stt import likeliest
+
+    scores = [("<|uk|>", 0.5), ("<|ru|>", 0.3), ("<|en|>", 0.1)]
+    assert likeliest(scores, ("en", "ru")) == "ru"  # Ukrainian is not spoken here
+    assert likeliest([("de", 0.9)], ("en", "ru")) == "en"  # neither scored: the first

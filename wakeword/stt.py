@@ -66,20 +66,24 @@ class SttResult:
     compression_ratio: float
     audio_s: float
     compute_ms: float
+    language: str = ""  # the language it was heard in, when chosen among `languages`
 
     @property
     def confidence(self) -> float:
         """exp(mean token log-prob), discounted by Whisper's no-speech probability."""
         return max(0.0, min(1.0, math.exp(self.avg_logprob) * (1.0 - self.no_speech_prob)))
 
-    def to_json(self) -> dict[str, float]:
-        return {
+    def to_json(self) -> dict[str, float | str]:
+        out: dict[str, float | str] = {
             "avg_logprob": round(self.avg_logprob, 4),
             "no_speech_prob": round(self.no_speech_prob, 4),
             "compression_ratio": round(self.compression_ratio, 3),
             "audio_s": round(self.audio_s, 3),
             "compute_ms": round(self.compute_ms, 1),
         }
+        if self.language:
+            out["language"] = self.language
+        return out
 
 
 def compression_ratio(text: str) -> float:
@@ -117,6 +121,7 @@ class SpeechToText:
         model_dir: Path,
         *,
         language: str = "en",
+        languages: Iterable[str] = (),
         beam_size: int = 1,
         threads: int = 2,
         compute_type: str = "int8",
@@ -128,17 +133,27 @@ class SpeechToText:
         fit_min_s: float = FIT_MIN_S,
     ):
         """`hotwords` (if given) replaces the hint built from `wake_words` + `vocabulary`.
-        `fit_min_s`: in the `fit` window, audio shorter than this is padded to it."""
+        `fit_min_s`: in the `fit` window, audio shorter than this is padded to it.
+        `languages`: two or more (a multilingual model only): each utterance is heard in
+        the one of them Whisper finds likeliest, never in a language outside them."""
         from faster_whisper import WhisperModel
 
         self.model_dir = model_dir
         self.language = language
+        self.languages = tuple(dict.fromkeys(languages)) if len(set(languages)) > 1 else ()
         self.beam_size = beam_size
         self.vad_filter = vad_filter
         self.window = window
         self._model = WhisperModel(
             str(model_dir), device="cpu", compute_type=compute_type, cpu_threads=threads
         )
+        if self.languages and not self._model.model.is_multilingual:
+            from mavend.errors import ConfigError
+
+            raise ConfigError(
+                f"[stt] languages = {list(self.languages)} needs a multilingual model;"
+                f" {model_dir.name} hears English only (use whisper-base)"
+            )
         if hotwords is None:
             tokenizer = self._model.hf_tokenizer
             hotwords = hotwords_for(
@@ -149,7 +164,9 @@ class SpeechToText:
         self.hotwords = hotwords or None
         self._fit: _FitDecoder | None = None
         if window == "fit":
-            self._fit = _FitDecoder(self._model, language, beam_size, self.hotwords, fit_min_s)
+            self._fit = _FitDecoder(
+                self._model, self.languages or (language,), beam_size, self.hotwords, fit_min_s
+            )
 
     @classmethod
     def from_settings(
@@ -166,6 +183,7 @@ class SpeechToText:
         return cls(
             stt_model_dir(settings.model, models_dir),
             language=settings.language,
+            languages=settings.languages,
             beam_size=settings.beam_size,
             threads=settings.threads,
             compute_type=settings.compute_type,
@@ -182,9 +200,10 @@ class SpeechToText:
         started = time.perf_counter()
         audio = to_float32(samples)
         if self._fit is not None:
-            text, logprob, no_speech = self._fit.decode(audio)
+            text, logprob, no_speech, language = self._fit.decode(audio)
         else:
-            text, logprob, no_speech = self._full(audio)
+            language = self._heard_language(audio) if self.languages else self.language
+            text, logprob, no_speech = self._full(audio, language)
         said = collapse_restart(text)
         if said != text:
             log.debug("Whisper started over: %r -> %r", text, said)
@@ -197,12 +216,17 @@ class SpeechToText:
             compression_ratio=compression_ratio(said),
             audio_s=len(samples) / RATE,
             compute_ms=(time.perf_counter() - started) * 1000.0,
+            language=language if self.languages else "",
         )
 
-    def _full(self, audio: np.ndarray) -> tuple[str, float, float]:
+    def _heard_language(self, audio: np.ndarray) -> str:
+        _best, _p, probs = self._model.detect_language(audio)
+        return likeliest(probs, self.languages)
+
+    def _full(self, audio: np.ndarray, language: str) -> tuple[str, float, float]:
         segments, _info = self._model.transcribe(
             audio,
-            language=self.language,
+            language=language,
             beam_size=self.beam_size,
             vad_filter=self.vad_filter,
             hotwords=self.hotwords,
@@ -228,31 +252,48 @@ class SpeechToText:
         )
 
 
+def likeliest(probs: Iterable[tuple[str, float]], languages: tuple[str, ...]) -> str:
+    """The most probable of `languages` in Whisper's language scores ("ru" or "<|ru|>")."""
+    scores = {code.strip("<|>"): p for code, p in probs}
+    return max(languages, key=lambda code: scores.get(code, 0.0))
+
+
 class _FitDecoder:
     """Encoder on the utterance's own length, decoding as faster-whisper would."""
 
-    def __init__(self, model, language: str, beam_size: int, hotwords: str | None,
-                 min_s: float = FIT_MIN_S):
-        from faster_whisper.tokenizer import Tokenizer
+    def __init__(self, model, languages: tuple[str, ...], beam_size: int,
+                 hotwords: str | None, min_s: float = FIT_MIN_S):
         from faster_whisper.transcribe import get_suppressed_tokens
 
         self._model = model
-        self._tokenizer = Tokenizer(
-            model.hf_tokenizer,
-            model.model.is_multilingual,
-            task="transcribe",
-            language=language if model.model.is_multilingual else "en",
-        )
-        self._prompt = model.get_prompt(
-            self._tokenizer, [], without_timestamps=True, hotwords=hotwords
-        )
-        self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
+        self._hotwords = hotwords
+        self._languages = languages if model.model.is_multilingual else ("en",)
+        self._prompts: dict[str, list[int]] = {}
+        self._tokenizers: dict[str, object] = {}
+        self._suppress = list(get_suppressed_tokens(self._tokenizer(self._languages[0]), [-1]))
         self._beam_size = beam_size
         self._min_samples = int(min_s * RATE)
         max_frames = model.feature_extractor.nb_max_frames
         self._max_samples = (max_frames - 2) * model.feature_extractor.hop_length
 
-    def decode(self, audio: np.ndarray) -> tuple[str, float, float]:
+    def _tokenizer(self, language: str):
+        from faster_whisper.tokenizer import Tokenizer
+
+        if language not in self._tokenizers:
+            self._tokenizers[language] = Tokenizer(
+                self._model.hf_tokenizer, self._model.model.is_multilingual,
+                task="transcribe", language=language,
+            )
+        return self._tokenizers[language]
+
+    def _prompt(self, language: str) -> list[int]:
+        if language not in self._prompts:
+            self._prompts[language] = self._model.get_prompt(
+                self._tokenizer(language), [], without_timestamps=True, hotwords=self._hotwords
+            )
+        return self._prompts[language]
+
+    def decode(self, audio: np.ndarray) -> tuple[str, float, float, str]:
         import ctranslate2
 
         new_tokens = min(MAX_NEW_TOKENS, 8 + math.ceil(TOKENS_PER_S * len(audio) / RATE))
@@ -264,12 +305,16 @@ class _FitDecoder:
         encoded = self._model.model.encode(
             ctranslate2.StorageView.from_array(features), to_cpu=False
         )
+        language = self._languages[0]
+        if len(self._languages) > 1:  # one look at the same encoding: no second encode
+            language = likeliest(self._model.model.detect_language(encoded)[0], self._languages)
+        prompt = self._prompt(language)
         result = self._model.model.generate(
             encoded,
-            [self._prompt],
+            [prompt],
             beam_size=self._beam_size,
             # CTranslate2 counts the prompt in `max_length`, as faster-whisper does.
-            max_length=min(self._model.max_length, len(self._prompt) + new_tokens),
+            max_length=min(self._model.max_length, len(prompt) + new_tokens),
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
@@ -280,8 +325,8 @@ class _FitDecoder:
         # As faster-whisper recovers it: scores are length-normalised sums.
         cum_logprob = result.scores[0] * len(tokens)
         avg_logprob = cum_logprob / (len(tokens) + 1)
-        text = self._tokenizer.decode(tokens).strip()
-        return text, avg_logprob, float(result.no_speech_prob)
+        text = self._tokenizer(language).decode(tokens).strip()
+        return text, avg_logprob, float(result.no_speech_prob), language
 
 
 def stt_model_dir(name_or_path: str, models_dir: Path | None = None) -> Path:

@@ -3,6 +3,7 @@ conversation's windows, spoken replies and earcons."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import (
@@ -64,6 +65,9 @@ class EndpointSettings:
 class SttSettings:
     model: str = "whisper-tiny.en"
     language: str = "en"
+    # The household's languages, for a multilingual model (whisper-base): each utterance
+    # is heard in the likeliest of them (["en", "ru"]); empty: always `language`.
+    languages: tuple[str, ...] = ()
     beam_size: int = Field(default=1, ge=1, le=10)
     threads: int = Field(default=2, ge=1, le=64)
     compute_type: Literal["int8", "int8_float32", "float32"] = "int8"
@@ -79,6 +83,14 @@ class SttSettings:
     allow_remote: bool = False
     uri: str = ""  # "tcp://192.168.1.20:10300"
     timeout_s: Positive = 15.0  # connect + transcribe; past it the turn ends, listening goes on
+
+    @field_validator("languages")
+    @classmethod
+    def _language_codes(cls, languages: tuple[str, ...]) -> tuple[str, ...]:
+        for code in languages:
+            if not re.fullmatch(r"[a-z]{2,3}", code):
+                raise ValueError(f"{code!r} is not a language code (Whisper's: en, ru, de, ...)")
+        return languages
 
     @field_validator("uri")
     @classmethod
