@@ -20,6 +20,8 @@ from mavend.language.timeparse import find_time, resolve_time
 from mavend.language.timeparse.lexing import _raw_tokens
 from mavend.language.timeparse.russian import from_russian
 from mavend.router import Router, build_router
+from mavend.router.grammar import normalize
+from mavend.router.negation import withdrawal
 from mavend.router.slots import reminder_task
 from mavend.state.store import Store
 from tests.conftest import require_model
@@ -207,3 +209,57 @@ def test_a_russian_series_keeps_its_evening_hour(assistant: Assistant) -> None:
     [row] = rows(assistant)
     assert row["rule"] == "FREQ=WEEKLY;BYDAY=TU"
     assert (fire_at(row), row["text"]) == ("2026-12-08 20:00", "поливать кактус")
+
+
+# --- "не ...": the opposite of what was said must never run ------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "kind"),
+    [
+        ("не напоминай мне в субботу про стрижку", "negated"),
+        ("не ставь будильник на шесть", "negated"),
+        ("не надо заводить таймер", "negated"),
+        ("ну не буди меня в воскресенье", "negated"),
+        ("отмена не напоминай про аптеку", "negated"),
+        ("поставь таймер на 3 минуты ой нет не надо", "withdrawn"),
+        ("напомни полить фикус в семь забудь", "withdrawn"),
+        ("ладно не надо", "withdrawn"),
+        ("я передумала", "withdrawn"),
+        ("разбуди меня в шесть хотя нет в семь", "repair"),
+        ("включи чайник и не включай радио", "mixed"),
+    ],
+)
+def test_russian_negations_and_take_backs(said: str, kind: str) -> None:
+    found = withdrawal(normalize(said))
+    assert found is not None and found.kind == kind, said
+    assert found.what == ""  # not said back in an English sentence
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "не забудь напомнить мне про отчёт в понедельник",  # a reminder
+        "не могли бы вы поставить таймер на десять минут",  # a polite request
+        "не подскажешь сколько градусов на улице",  # a question
+        "включи режим не беспокоить",  # a mode
+        "напомни мне не опаздывать завтра в 8",  # a reminder not to be late
+    ],
+)
+def test_russian_requests_that_only_contain_a_not(said: str) -> None:
+    assert withdrawal(normalize(said)) is None
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "не ставь таймер на 5 минут",
+        "не напоминай мне завтра в 9 про встречу",
+        "не буди меня завтра в шесть",
+        "поставь таймер на 5 минут, хотя нет, не надо",
+    ],
+)
+def test_a_negated_russian_request_leaves_no_row(assistant: Assistant, said: str) -> None:
+    turn = assistant.handle_text(said)
+    assert rows(assistant) == []
+    assert turn.reply.text.startswith(("OK, I won't do that.", "OK, never mind."))

@@ -67,6 +67,41 @@ _REPAIR = re.compile(
 # A negated clause joined to another: "turn on the light and don't lock the screen".
 _JOINED = re.compile(rf"\b(?:and|but|then|also|or)\s+{_NOT}\s+(?!{_NOT_A_NEGATION})\S")
 
+# Russian, read the same way (the request itself is routed and its time read in Russian):
+# "не ставь таймер", "не надо будить меня", "..., хотя нет, не надо", "нет, подожди".
+_RU_LEAD = r"(?:(?:ну|а|нет|стоп|подожди|погоди|ой|э+м*|слушай|пожалуйста|так|отмена|отбой)\s+)*"
+_RU_NOT = r"(?:не\s+надо|не\s+нужно|не\s+стоит|не)"
+# Not a withdrawal: "не забудь" (a reminder), "не беспокоить" (a mode), and the polite
+# or asking forms ("не мог бы ты", "не подскажешь", "не знаешь").
+_RU_NOT_A_NEGATION = (
+    r"(?:забу\w*|забыть|беспокоить|мог\w*|подскаж\w*|скаж\w*|знаешь|знаете|хочешь|"
+    r"хотите|против|ли|я\b|ты\b|вы\b)"
+)
+_RU_LEADING = re.compile(
+    rf"^{_RU_LEAD}{_RU_NOT}\s+(?!{_RU_NOT_A_NEGATION})(?P<rest>\S.*)$"
+)
+_RU_TAKE_BACK = (
+    r"(?:не\s+надо|не\s+нужно|не\s+делай(?:\s+этого)?|ничего\s+не\s+делай|отмена|отбой"
+    r"|забудь(?:\s+(?:это|об\s+этом))?|забей|неважно|не\s+важно|проехали|ничего"
+    r"|я\s+передумал[аи]?|передумал[аи]?|ладно)"
+)
+_RU_WHOLE = re.compile(rf"^{_RU_LEAD}{_RU_TAKE_BACK}(?:\s+{_RU_TAKE_BACK})*$")
+_RU_ENDS_STRONG = (
+    r"(?:забудь(?:\s+(?:это|об\s+этом))?|отмена|отбой|я\s+передумал[аи]?|передумал[аи]?"
+    r"|проехали|ничего\s+не\s+делай)"
+)
+_RU_ENDS_WEAK = r"(?:не\s+надо|не\s+нужно|не\s+делай(?:\s+этого)?|не\s+ставь|не\s+включай)"
+_RU_TRAILING = re.compile(
+    rf"\S.*?\s+(?:(?:(?:нет|хотя|ой|стоп|подожди|ладно)\s+)*{_RU_ENDS_STRONG}"
+    rf"|(?:нет|хотя\s+нет|стоп|подожди|ладно)\s+{_RU_ENDS_WEAK})"
+    rf"(?:\s+{_RU_TAKE_BACK})*$"
+)
+_RU_REPAIR = re.compile(
+    r"(?<![^\W_])(?:нет\s+подожди|подожди\s+нет|нет\s+нет|хотя\s+нет|ой\s+нет|нет\s+стоп)"
+    r"(?![^\W_])"
+)
+_RU_JOINED = re.compile(rf"(?<![^\W_])(?:и|но|потом)\s+{_RU_NOT}\s+(?!{_RU_NOT_A_NEGATION})\S")
+
 _REMINDER_REWRITE = re.compile(
     r"^(?:please\s+)?(?:don't|dont|do not)\s+(?:let me\s+)?forget\s+(?P<to>to\s+|about\s+)?"
     r"(?P<task>\S.*)$"
@@ -85,13 +120,14 @@ class Withdrawal:
     what: str = ""
 
     def reply(self) -> str:
-        if self.kind == "negated" and self.what:
-            return f"OK, I won't {_echo(self.what)}."
+        if self.kind == "negated":
+            return f"OK, I won't {_echo(self.what)}." if self.what else "OK, I won't do that."
         if self.kind == "repair":
             return "OK, I haven't done anything. Say it again the way you want it."
         if self.kind == "mixed":
+            won_t = f"I won't {_echo(self.what)}" if self.what else "I won't do that part"
             return (
-                f"OK, I won't {_echo(self.what)}, and I haven't done anything else either."
+                f"OK, {won_t}, and I haven't done anything else either."
                 " Say the part you want on its own."
             )
         return "OK, never mind."
@@ -112,6 +148,22 @@ def withdrawal(said: str) -> Withdrawal | None:
         return Withdrawal("repair")
     if match := _JOINED.search(said):
         return Withdrawal("mixed", said[match.end() - 1 :])
+    return _russian_withdrawal(said)
+
+
+def _russian_withdrawal(said: str) -> Withdrawal | None:
+    """The same verdicts for Russian; `what` stays empty (replies are English-only, so
+    the user's words are not said back inside an English sentence)."""
+    if _RU_WHOLE.match(said):
+        return Withdrawal("withdrawn")
+    if _RU_LEADING.match(said):
+        return Withdrawal("negated")
+    if _RU_TRAILING.match(said):
+        return Withdrawal("withdrawn")
+    if _RU_REPAIR.search(said):
+        return Withdrawal("repair")
+    if _RU_JOINED.search(said):
+        return Withdrawal("mixed")
     return None
 
 
