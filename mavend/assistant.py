@@ -51,6 +51,9 @@ log = logging.getLogger(__name__)
 # Whole utterances (normalized) that answer a pending "Do you want me to ...?".
 _YES = "yes|yeah|yep|yup|yes please|sure|do it|go ahead|confirm|ok|okay|yes do it|please do"
 _NO = "no|nope|don't|dont|do not|cancel|stop|never mind|nevermind|no thanks|forget it|abort"
+# The same answers in Russian ("Cancel all 2 timers? Say yes" is answered "да").
+_YES += "|да|ага|угу|да давай|давай|да пожалуйста|подтверждаю|конечно|ок|окей"
+_NO += "|нет|неа|не надо|не нужно|отмена|стоп|нет спасибо|не"
 YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))

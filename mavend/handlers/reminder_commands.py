@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
+from mavend.handlers.reminder_commands_ru import as_english
 from mavend.language.timeparse import resolve_time
 from mavend.router.grammar import normalize
 
@@ -195,6 +196,7 @@ def parse_command(text: str) -> ReminderCommand | None:
     said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
     if not said:
         return None
+    said = as_english(said) or said  # a Russian command, as the English one it stands for
     if _LIST.match(said):
         return ReminderCommand("list", kind=_kind(said))
     for parse in (_timer, _snooze, _rename, _timer_edits, _cancel, _left, _move):

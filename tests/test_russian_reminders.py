@@ -1,6 +1,8 @@
-"""Russian time phrases for reminders: "через десять минут", "во вторник в 9 утра",
-"без четверти восемь" resolve as their English counterparts do, the reminder keeps
-its own words, and the reply says plainly that replies are English-only.
+"""Russian reminders end to end: time phrases ("через десять минут", "во вторник в 9
+утра", "без четверти восемь") resolve as their English counterparts do, the reminder
+keeps its own words, "не ..." runs nothing, timers and reminders are listed, cancelled
+(all of them only after "да") and asked about in Russian, and the reply says plainly
+that replies are English-only.
 
 The phrases are our own (not Home Assistant's Russian tests, not bench/data rows)."""
 
@@ -15,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from mavend.assistant import Assistant
+from mavend.handlers.reminder_commands_ru import as_english
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice, is_russian
 from mavend.language.timeparse import find_time, resolve_time
 from mavend.language.timeparse.lexing import _raw_tokens
@@ -263,3 +266,54 @@ def test_a_negated_russian_request_leaves_no_row(assistant: Assistant, said: str
     turn = assistant.handle_text(said)
     assert rows(assistant) == []
     assert turn.reply.text.startswith(("OK, I won't do that.", "OK, never mind."))
+
+
+# --- managing them in Russian -----------------------------------------------------
+
+
+def test_russian_timers_are_asked_about_listed_and_cancelled(assistant: Assistant) -> None:
+    assistant.handle_text("поставь таймер на 10 минут")
+    assistant.handle_text("напомни мне про окулиста завтра в 9")
+    left = assistant.handle_text("сколько осталось на таймере").reply.text
+    assert left == "The timer for 10 minutes has 10 minutes left, until 14:10:00."
+    listed = assistant.handle_text("какие у меня напоминания").reply.text
+    assert listed.startswith("You have 2 reminders:") and "окулиста at 09:00 tomorrow" in listed
+    assert assistant.handle_text("отмени таймер").reply.text == (
+        "Cancelled the timer for 10 minutes."
+    )
+    statuses = {(row["kind"], row["status"]) for row in rows(assistant)}
+    assert statuses == {("timer", "cancelled"), ("reminder", "pending")}
+    assert assistant.handle_text("удали напоминание про окулиста").reply.outcome == "done"
+    assert {row["status"] for row in rows(assistant)} == {"cancelled"}
+
+
+def test_cancelling_all_russian_timers_waits_for_da(assistant: Assistant) -> None:
+    for said in ("поставь таймер на 5 минут", "поставь таймер на 7 минут"):
+        assistant.handle_text(said)
+    asked = assistant.handle_text("отмени все таймеры").reply
+    assert asked.outcome == "confirm"
+    assert assistant.handle_text("нет").reply.text == "OK, I won't."
+    assert {row["status"] for row in rows(assistant)} == {"pending"}
+    assistant.handle_text("отмени все таймеры")
+    assert assistant.handle_text("да").reply.text == "Cancelled 2 timers."
+    assert {row["status"] for row in rows(assistant)} == {"cancelled"}
+
+
+@pytest.mark.parametrize(
+    ("said", "english"),
+    [
+        ("покажи мои будильники", "list my alarms"),
+        ("есть ли у меня таймеры", "list my timers"),
+        ("выключи будильник", "cancel the alarm"),
+        ("убери все напоминания", "cancel all my reminders"),
+        ("сбрось таймеры", "cancel all my timers"),
+        ("отмени напоминание про полив", "cancel the полив reminder"),
+        ("сколько осталось", "how long is left"),
+        ("сколько ещё осталось до будильника", "how long is left on the alarm"),
+        ("отложи на пять минут", "snooze it for пять минут"),
+        ("выключи свет", None),  # no reminder word: the lights, not here
+        ("отмени подписку", None),
+    ],
+)
+def test_russian_management_commands_read_as_english(said: str, english: str | None) -> None:
+    assert as_english(normalize(said)) == english
