@@ -109,6 +109,7 @@ def test_english_text_is_left_alone() -> None:
 def test_words_that_are_not_times_stay_none() -> None:
     for text in ("напомни купить молоко", "в магазине купить хлеб", "позвони маме"):
         assert find_time(text, NOW) is None, text
+    assert find_time("через " + "9" * 5000 + " минут", NOW) is None  # no crash on it
 
 
 @pytest.mark.parametrize(

@@ -197,6 +197,8 @@ class _Reader:
         if t is None:
             return None
         if t.kind == "num":
+            if len(t.text) > 9:
+                return None  # no time is that long (and int() refuses 4,300 digits)
             # "25-го", "5-е": an ordinal glued to its digits.
             if self.word(i + 1) == "-" and self.word(i + 2) in ("го", "е", "ое", "й", "ого"):
                 return _Number(int(t.text), True, i + 3)
