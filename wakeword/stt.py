@@ -271,6 +271,8 @@ class _FitDecoder:
         self._prompts: dict[str, list[int]] = {}
         self._tokenizers: dict[str, object] = {}
         self._suppress = list(get_suppressed_tokens(self._tokenizer(self._languages[0]), [-1]))
+        for language in self._languages:  # built now, not on a turn
+            self._prompt(language)
         self._beam_size = beam_size
         self._min_samples = int(min_s * RATE)
         max_frames = model.feature_extractor.nb_max_frames
