@@ -107,7 +107,6 @@ def judge(assistant: Assistant, case: Case) -> tuple[str, str]:
 
 def spoken(cases: list[Case], wake: bool) -> tuple[list[Case], Counter[str]]:
     """The cases as Whisper base hears them said by espeak-ng's Russian voice."""
-    sys.path.insert(0, str(ROOT))
     from mavend.config import SttSettings
     from tests.audio_fixtures import concat, espeak, silence
     from wakeword.stt import SpeechToText, command_text

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 
-_POLITE = r"^(?:(?:ну|а|так|слушай|пожалуйста|э+м*) )*(?:(?:можешь|можете) )?"
+from mavend.language.script import RUSSIAN_FILLER
+
+_POLITE = rf"^(?:{RUSSIAN_FILLER} )*(?:(?:можешь|можете) )?"
 _NOUNS = {"таймер": "timer", "напоминани": "reminder", "будильник": "alarm"}
 _NOUN = r"(?P<noun>таймер\w*|напоминани\w*|будильник\w*)"
 _MINE = r"(?:(?:мой|мои|моё|мое|этот|это|эти|текущий|текущие) )?"

@@ -10,6 +10,9 @@ import time
 from dataclasses import dataclass, field
 
 ENGLISH_ONLY = "Replies are in English only."
+# Words a Russian request may open with before saying what it wants ("ну", "слушай",
+# "эм"): one list for every room that reads Russian commands (a regex alternation).
+RUSSIAN_FILLER = r"(?:ну|а|так|это|слушай|пожалуйста|э+м*)"
 _CYRILLIC = range(0x0400, 0x0530)
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mavend.language.script import RUSSIAN_FILLER
+
 # Fillers a withdrawal may start with ("oh no wait", "um actually never mind").
 _LEAD = (
     r"(?:(?:oh|um|uh|er|erm|hmm|so|and|but|also|ok|okay|please|sorry|no|wait|actually|stop)"
@@ -69,7 +71,7 @@ _JOINED = re.compile(rf"\b(?:and|but|then|also|or)\s+{_NOT}\s+(?!{_NOT_A_NEGATIO
 
 # Russian, read the same way (the request itself is routed and its time read in Russian):
 # "не ставь таймер", "не надо будить меня", "..., хотя нет, не надо", "нет, подожди".
-_RU_LEAD = r"(?:(?:ну|а|нет|стоп|подожди|погоди|ой|э+м*|слушай|пожалуйста|так|отмена|отбой)\s+)*"
+_RU_LEAD = rf"(?:(?:{RUSSIAN_FILLER}|нет|стоп|подожди|погоди|ой|отмена|отбой)\s+)*"
 _RU_NOT = r"(?:не\s+надо|не\s+нужно|не\s+стоит|не)"
 # Not a withdrawal: "не забудь" (a reminder), "не беспокоить" (a mode), and the polite
 # or asking forms ("не мог бы ты", "не подскажешь", "не знаешь").

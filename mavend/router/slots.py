@@ -23,6 +23,7 @@ from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.language.numbers import TEENS, TENS, UNITS
+from mavend.language.script import RUSSIAN_FILLER
 from mavend.language.timeparse import TimeResolution, find_time, resolve_time
 from mavend.language.timeparse.clocks import ALARM_RE
 from mavend.router.act_words import ActVocabulary
@@ -48,7 +49,7 @@ _REMINDER_LEAD = re.compile(
 )
 # Russian: "(ну) напомни (мне) (пожалуйста) (о|про|что|чтобы)", "можешь напомнить",
 # "поставь таймер", "разбуди меня", "засеки".
-_RU_OPENING = r"(?:(?:ну|э+м*|так|слушай|это|пожалуйста|а)\s+)*"
+_RU_OPENING = rf"(?:{RUSSIAN_FILLER}\s+)*"
 _RU_ASKING = r"(?:(?:не\s+забудь|ты\s+можешь|вы\s+можете|можешь|можете|пожалуйста)\s+)?"
 _RU_VERB = (
     r"(?:напомнить|напоминать|напомни(?:те)?|напоминай(?:те)?"

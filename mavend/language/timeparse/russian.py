@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from mavend.language.timeparse.tokens import Tok
+
+_V = TypeVar("_V")
 
 _CYRILLIC = re.compile(r"[а-яё]")
 
@@ -129,27 +132,17 @@ def from_russian(raw: list[Tok]) -> list[Tok]:
     return _Reader(raw).read()
 
 
-def _match(table: list[tuple[re.Pattern[str], str]], word: str) -> str | None:
-    for pattern, value in table:
-        if pattern.fullmatch(word):
-            return value
-    return None
+def _match(table: list[tuple[re.Pattern[str], _V]], word: str) -> _V | None:
+    """The value of the first pattern in table that is the whole word."""
+    return next((value for pattern, value in table if pattern.fullmatch(word)), None)
 
 
 def _cardinal(word: str) -> int | None:
-    for pattern, value in _CARDINAL_RE:
-        if pattern.fullmatch(word):
-            return value
-    return None
+    return _match(_CARDINAL_RE, word)
 
 
 def _ordinal(word: str) -> int | None:
-    if _THIRD_RE.fullmatch(word):
-        return 3
-    for pattern, value in _ORDINAL_RE:
-        if pattern.fullmatch(word):
-            return value
-    return None
+    return 3 if _THIRD_RE.fullmatch(word) else _match(_ORDINAL_RE, word)
 
 
 def _genitive_ordinal(word: str) -> int | None:
@@ -163,12 +156,13 @@ class _Reader:
         self.out: list[Tok] = []
 
     # --- emitting -------------------------------------------------------
-    def emit(self, words: tuple[str, ...], first: int, last: int, kind: str = "word") -> None:
+    def emit(self, words: tuple[str, ...], first: int, last: int) -> None:
+        """English words standing for raw[first..last], each spanning all of them."""
         start, end = self.raw[first].start, self.raw[last].end
         for k, word in enumerate(words):
-            word_kind = "num" if word[0].isdigit() else kind
+            kind = "num" if word[0].isdigit() else "word"
             gap = self.raw[first].gap if k == 0 else True
-            self.out.append(Tok(word, start, end, gap, word_kind, spoken=word_kind == "num"))
+            self.out.append(Tok(word, start, end, gap, kind, spoken=kind == "num"))
 
     def emit_number(self, number: _Number, first: int) -> None:
         value = number.value
@@ -228,7 +222,7 @@ class _Reader:
         return number
 
     def starts_number(self, i: int) -> bool:
-        return i < len(self.raw) and self.number(i) is not None
+        return self.number(i) is not None
 
     def unit(self, i: int) -> str | None:
         return _match(_UNIT_RE, self.word(i))
@@ -253,10 +247,10 @@ class _Reader:
     def read_preposition(self, i: int, w: str) -> int | None:
         nxt = self.word(i + 1)
         if w in ("в", "во", "к", "ко"):
-            year = self.number(i + 1)
-            if year is not None and year.value >= 1000:
-                self.emit(("in",), i, i)
-            elif self.starts_number(i + 1) or _HALF_RE.fullmatch(nxt) or nxt.startswith("пол") \
+            number = self.number(i + 1)
+            if number is not None and number.value >= 1000:
+                self.emit(("in",), i, i)  # "в 2027 году"
+            elif number is not None or _HALF_RE.fullmatch(nxt) or nxt.startswith("пол") \
                     or nxt in ("полдень", "полночь", "час"):
                 self.emit(("at",), i, i)
             elif _match(_WEEKDAY_RE, nxt) or _NEXT_RE.fullmatch(nxt) or _THIS_RE.fullmatch(nxt):
