@@ -94,6 +94,8 @@ def test_languages_need_a_multilingual_model() -> None:
         SpeechToText.from_settings(SttSettings(model="whisper-tiny.en", languages=("en", "ru")))
     one = SpeechToText.from_settings(SttSettings(model="whisper-tiny.en", languages=("en",)))
     assert one.languages == ()  # one language is just `language`
+    russian = SpeechToText.from_settings(SttSettings(model="whisper-base", languages=("ru",)))
+    assert (russian.language, russian.languages) == ("ru", ())  # that one, not "en"
 
 
 def test_likeliest_picks_among_the_households_languages() -> None:

@@ -138,9 +138,10 @@ class SpeechToText:
         the one of them Whisper finds likeliest, never in a language outside them."""
         from faster_whisper import WhisperModel
 
+        chosen = tuple(dict.fromkeys(languages))
         self.model_dir = model_dir
-        self.language = language
-        self.languages = tuple(dict.fromkeys(languages)) if len(set(languages)) > 1 else ()
+        self.language = chosen[0] if len(chosen) == 1 else language  # one: that one
+        self.languages = chosen if len(chosen) > 1 else ()
         self.beam_size = beam_size
         self.vad_filter = vad_filter
         self.window = window
@@ -165,7 +166,8 @@ class SpeechToText:
         self._fit: _FitDecoder | None = None
         if window == "fit":
             self._fit = _FitDecoder(
-                self._model, self.languages or (language,), beam_size, self.hotwords, fit_min_s
+                self._model, self.languages or (self.language,), beam_size, self.hotwords,
+                fit_min_s,
             )
 
     @classmethod
@@ -220,6 +222,9 @@ class SpeechToText:
         )
 
     def _heard_language(self, audio: np.ndarray) -> str:
+        # The full window encodes twice here (once to tell the language, once in
+        # `transcribe`): faster-whisper cannot be held to a set of languages. The default
+        # `fit` window looks once, at the encoding it decodes.
         _best, _p, probs = self._model.detect_language(audio)
         return likeliest(probs, self.languages)
 
@@ -263,37 +268,29 @@ class _FitDecoder:
 
     def __init__(self, model, languages: tuple[str, ...], beam_size: int,
                  hotwords: str | None, min_s: float = FIT_MIN_S):
+        from faster_whisper.tokenizer import Tokenizer
         from faster_whisper.transcribe import get_suppressed_tokens
 
         self._model = model
-        self._hotwords = hotwords
-        self._languages = languages if model.model.is_multilingual else ("en",)
-        self._prompts: dict[str, list[int]] = {}
-        self._tokenizers: dict[str, object] = {}
-        self._suppress = list(get_suppressed_tokens(self._tokenizer(self._languages[0]), [-1]))
-        for language in self._languages:  # built now, not on a turn
-            self._prompt(language)
+        multilingual = model.model.is_multilingual
+        self._languages = languages if multilingual else ("en",)
+        # One tokenizer and prompt per language, built now, not on a turn.
+        self._tokenizers = {
+            language: Tokenizer(model.hf_tokenizer, multilingual, task="transcribe",
+                                language=language)
+            for language in self._languages
+        }
+        self._prompts = {
+            language: model.get_prompt(tokenizer, [], without_timestamps=True, hotwords=hotwords)
+            for language, tokenizer in self._tokenizers.items()
+        }
+        self._suppress = list(
+            get_suppressed_tokens(self._tokenizers[self._languages[0]], [-1])
+        )
         self._beam_size = beam_size
         self._min_samples = int(min_s * RATE)
         max_frames = model.feature_extractor.nb_max_frames
         self._max_samples = (max_frames - 2) * model.feature_extractor.hop_length
-
-    def _tokenizer(self, language: str):
-        from faster_whisper.tokenizer import Tokenizer
-
-        if language not in self._tokenizers:
-            self._tokenizers[language] = Tokenizer(
-                self._model.hf_tokenizer, self._model.model.is_multilingual,
-                task="transcribe", language=language,
-            )
-        return self._tokenizers[language]
-
-    def _prompt(self, language: str) -> list[int]:
-        if language not in self._prompts:
-            self._prompts[language] = self._model.get_prompt(
-                self._tokenizer(language), [], without_timestamps=True, hotwords=self._hotwords
-            )
-        return self._prompts[language]
 
     def decode(self, audio: np.ndarray) -> tuple[str, float, float, str]:
         import ctranslate2
@@ -310,7 +307,7 @@ class _FitDecoder:
         language = self._languages[0]
         if len(self._languages) > 1:  # one look at the same encoding: no second encode
             language = likeliest(self._model.model.detect_language(encoded)[0], self._languages)
-        prompt = self._prompt(language)
+        prompt = self._prompts[language]
         result = self._model.model.generate(
             encoded,
             [prompt],
@@ -327,7 +324,7 @@ class _FitDecoder:
         # As faster-whisper recovers it: scores are length-normalised sums.
         cum_logprob = result.scores[0] * len(tokens)
         avg_logprob = cum_logprob / (len(tokens) + 1)
-        text = self._tokenizer(language).decode(tokens).strip()
+        text = self._tokenizers[language].decode(tokens).strip()
         return text, avg_logprob, float(result.no_speech_prob), language
 
 

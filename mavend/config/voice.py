@@ -66,7 +66,7 @@ class SttSettings:
     model: str = "whisper-tiny.en"
     language: str = "en"
     # The household's languages, for a multilingual model (whisper-base): each utterance
-    # is heard in the likeliest of them (["en", "ru"]); empty: always `language`.
+    # is heard in the likeliest of them (["en", "ru"]); empty: always `language`; one: it.
     languages: tuple[str, ...] = ()
     beam_size: int = Field(default=1, ge=1, le=10)
     threads: int = Field(default=2, ge=1, le=64)
