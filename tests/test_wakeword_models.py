@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -353,6 +354,45 @@ def test_pathological_audio_does_not_crash(front, distort) -> None:
     # speech (hard clipping makes one here) yields what was said so far.
     expected = (Wake, Partial, Transcript, NoSpeech, Dropped)
     assert all(isinstance(e, expected) for e in events), events
+
+
+class _BusyStt:
+    """The real model on a box busy with something else: every transcription takes
+    `delay_s` longer."""
+
+    def __init__(self, stt, delay_s: float):
+        self._stt = stt
+        self.delay_s = delay_s
+
+    def transcribe(self, audio):
+        time.sleep(self.delay_s)
+        return self._stt.transcribe(audio)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stt, name)
+
+
+def test_a_recording_is_cut_the_same_on_a_busy_box(front) -> None:
+    # Pauses that each start a speculative transcript, then speech again: on a busy box
+    # the transcriber used to reach the second one after speech had resumed, drop it,
+    # and hear "lock the screen" and the words after it as one utterance.
+    voice = "en-us+f3"
+    clip = concat(
+        silence(1.0), trim(espeak("hey jarvis", voice)), silence(0.15),
+        trim(espeak("lock", voice)), silence(0.3), trim(espeak("the screen", voice)),
+        silence(0.45), trim(espeak("thank you so much", voice)), silence(1.5),
+    )
+    front_end, _events = front
+    quick = of(Transcript, listen(front, clip))
+    transcriber = front_end._transcriber  # the one seam to slow it: a test-only swap
+    real = transcriber.stt
+    transcriber.stt = _BusyStt(real, delay_s=1.5)
+    try:
+        busy = of(Transcript, listen(front, clip))
+    finally:
+        transcriber.stt = real
+    assert [(t.text, t.endpoint) for t in busy] == [(t.text, t.endpoint) for t in quick]
+    assert len(quick) == 1 and "screen" in quick[0].text.lower(), quick
 
 
 def test_a_stereo_44k_wav_file_is_resampled_and_routed(front, tmp_path: Path) -> None:

@@ -22,7 +22,9 @@ grammar matches and that does not accept more words), the utterance ends there
 instead of after the full silence tail. Otherwise it is sent as a `Partial`
 (the consumer can start routing it while the silence tail passes), and reused
 as the transcript when the tail ends with no new speech, so the common case
-pays no speech-to-text time after the endpoint.
+pays no speech-to-text time after the endpoint. A recording (a source that is not
+live) waits for each transcription before its next chunk, so where it is cut does not
+depend on how busy the CPU is; a microphone cannot wait and does not.
 
 While mavend speaks (`echo`, a `wakeword.echo.PlaybackReference` fed by the speaker),
 the wake detector keeps running: a wake during a sentence that says the wake word (the
@@ -116,6 +118,7 @@ class FrontEnd:
         self.on_barge_in: Callable[[], object] | None = None
         self.own_wakes = 0  # wakes ignored as the reply's own wake word (benchmarks)
         self.barge_ins = 0
+        self._lockstep = False  # set per source by `run`
         self._reset()
 
     @classmethod
@@ -179,6 +182,9 @@ class FrontEnd:
         finished and its events sent before this returns. Blocks the caller."""
         self._transcriber.ensure_started()
         self._reset()
+        # A recording is heard the same on any box: its audio waits for each
+        # transcription (see `_step`). A microphone cannot wait, so it does not.
+        self._lockstep = not source.live
         try:
             for chunk in source.chunks(self._stop):
                 self._chunk(chunk.samples, chunk.arrival)
@@ -284,7 +290,9 @@ class FrontEnd:
         due = self._pace[1] + (t_end - self._pace[0])
         if due > now:
             self._stop.wait(due - now)
-        return max(due, time.monotonic())
+        # A chunk read late (the feed waited for a transcription) still "arrived"
+        # when a microphone would have delivered it: latencies keep the wait.
+        return due
 
     def _monotonic_at(self, t: float) -> float:
         t_ref, wall_ref = self._clock
@@ -446,6 +454,14 @@ class FrontEnd:
             self._transcriber.submit(
                 SttJob("final", utt, ep.segment, mark, utt.samples(), reason=ep.ended)
             )
+        else:
+            return
+        if self._lockstep:
+            # Where a recording is cut, and whether a speculative transcript is in
+            # time to end a command early, must not depend on how busy the CPU is:
+            # a loaded box used to let the file run on past a pause the transcriber
+            # had not reached, and heard a different utterance.
+            self._transcriber.wait_idle()
 
     def _close_utterance(self) -> None:
         self._utt = None
