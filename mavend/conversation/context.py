@@ -31,6 +31,7 @@ from mavend.conversation.ellipsis import (
     topic_of,
     when_of,
 )
+from mavend.language.reminder_kinds import REQUEST_WORDS, reminder_kind
 from mavend.language.timeparse import find_time
 from mavend.router.decision import Clarify, Decision, Intent, Source, Stage
 from mavend.state.records import SessionState
@@ -90,6 +91,10 @@ class Conversation:
         if topic is None:
             return None
         finder = _finder(now)
+        if topic.asked and topic.intent == Intent.REMINDER:
+            # The answer to "What time should the alarm go off?" is read as an alarm's
+            # time: "for 7 15" alone is no time, "set an alarm for 7 15" is.
+            finder = _finder_after(now, REQUEST_WORDS[reminder_kind(topic.text)])
         fragment = parse_fragment(said, finder)
         grammar = getattr(router, "grammar", None)
         if not continues(
@@ -196,6 +201,12 @@ class Conversation:
 
 def _finder(now: datetime) -> TimeFinder:
     return lambda text: find_time(text, now)
+
+
+def _finder_after(now: datetime, request: str) -> TimeFinder:
+    """Times read as said after `request` (the question's own request): the phrase found
+    is always in the text itself, as `request` holds no time words."""
+    return lambda text: find_time(text, now) or find_time(f"{request} {text}", now)
 
 
 def _with_time(decision: Decision, when: datetime, *, now: datetime | None = None) -> Decision:

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from mavend.language.reminder_kinds import ALARM, REQUEST_WORDS, TIMER, reminder_kind
 from mavend.language.timeparse import TimeResolution
 from mavend.router.decision import Decision, Intent, Source, Stage
 from mavend.router.gate import is_fragment
@@ -404,14 +405,28 @@ def _reminder(topic: Topic, fragment: Fragment) -> Rebuilt:
         said_verb = verb and fragment.obj.split()[0] == verb.split()[0]  # "and call dad"
         task = fragment.obj if said_verb else f"{verb} {fragment.obj}".strip()
     phrase = fragment.time_phrase
-    lead = f"remind me to {task}" if task else "remind me"
     # No new time said: the previous absolute time stands (re-resolving "in ten
     # minutes" now would move it). A day without a clock time ("and on thursday"
     # after "at eight") keeps the clock time the previous one resolved to.
     keep = "" if phrase else topic.time
     clock = topic.time if fragment.time_kind == "date" else ""
-    text = " ".join(f"{lead} {phrase}".split())
+    text = " ".join(_reminder_words(reminder_kind(topic.text), task, phrase,
+                                    fragment.time_kind).split())
     return Rebuilt(Intent.REMINDER, text, keep_time=keep, keep_clock=clock)
+
+
+def _reminder_words(kind: str, task: str, phrase: str, time_kind: str) -> str:
+    """The request again in its own kind's words: "set me a timer" + "ten minutes" is
+    a timer for ten minutes, "an alarm" + "seven thirty" an alarm, not a reminder."""
+    bare = phrase and not phrase.startswith(("at ", "for ", "in ", "on "))
+    request = REQUEST_WORDS[kind]
+    if kind == TIMER:
+        length = f"for {phrase}" if bare and time_kind == "duration" else phrase
+        return f"{request} {length} {f'for {task}' if task else ''}"
+    if kind == ALARM:
+        at = f"for {phrase}" if bare and time_kind == "time" else phrase
+        return f"{request} {f'to {task}' if task else ''} {at}"
+    return f"{request} {f'to {task}' if task else ''} {phrase}"
 
 
 def _query(topic: Topic, fragment: Fragment) -> Rebuilt | None:

@@ -45,8 +45,8 @@ from mavend.handlers.reminder_find import (
     which_one,
 )
 from mavend.handlers.timers import TimerCommands, asked_seconds
+from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
-from mavend.language.timeparse.clocks import ALARM_RE
 from mavend.recurrence import SpokenSeries, parse_series
 from mavend.replies import Change
 from mavend.router.decision import Decision
@@ -77,6 +77,20 @@ def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
     return spoken
 
 
+_NOT_A_NAME = frozenset({"timer", "timers", "a", "an", "the", "my", "for", "one", "new"})
+
+
+def timer_name(words: str) -> str:
+    """What a timer is for, from a timer request's leftover words: "the pasta" ->
+    "pasta"; "" when they only say "timer"."""
+    kept = normalize(words).split()
+    while kept and kept[0] in ("the", "my", "a", "an", "for"):
+        kept.pop(0)
+    if not kept or all(word in _NOT_A_NAME for word in kept):
+        return ""
+    return " ".join(kept)
+
+
 def _session(context: TurnContext | None) -> str:
     return context.session if context is not None else ""
 
@@ -92,11 +106,11 @@ class ReminderHandler:
         if (command := parse_loose(decision.utterance)) is not None:
             return self.command(command, context)  # "cancel the dentist", routed here
         now = self.ctx.now()
-        said = normalize(decision.utterance)
-        alarm = bool(ALARM_RE.search(said))
-        timer = re.search(r"\b(?:timers?|таймер\w*|засеки)\b", said)  # English or Russian
-        kind = "timer" if timer else ("alarm" if alarm else "reminder")
-        if kind != "timer":
+        # The slots' kind is read from the words they came from: a follow-up's rebuilt
+        # request ("set a timer for ten minutes"), where the utterance is "ten minutes".
+        kind = decision.slots.kind or reminder_kind(normalize(decision.utterance))
+        alarm = kind == ALARM
+        if kind != TIMER:
             spoken = parse_series(decision.utterance, now, alarm=alarm)
             if spoken is not None:
                 return self._set_series(spoken, kind, context, now)
@@ -104,14 +118,19 @@ class ReminderHandler:
             return Reply(decision.clarify.question, Outcome.ASKED)
         when = decision.slots.time if decision.slots.has_time else None
         if when is None:
-            return Reply("When should I remind you?", Outcome.ASKED)
+            return Reply(when_question(kind), Outcome.ASKED)
         if when <= now:
             return Reply(
-                f"{spoken_time(when, now)} has already passed. When should I remind you?",
+                f"{spoken_time(when, now)} has already passed. {when_question(kind)}",
                 Outcome.ASKED,
             )
         text = decision.slots.text.strip()
-        if kind == "timer" and not text:
+        # A timer's words are its name ("for the pasta": the pasta timer), as when the
+        # name and the length are said in one breath (TimerCommands.start).
+        name = timer_name(text) if kind == TIMER else ""
+        if name:
+            text = f"{name} timer"
+        elif kind == TIMER:
             text = f"timer for {human_duration((when - now).total_seconds())}"
         elif not text:
             text = "alarm" if alarm else "reminder"
@@ -120,14 +139,16 @@ class ReminderHandler:
         except MavendError as exc:
             return Reply(f"{exc} Nothing was set.", Outcome.REFUSED)
         origin = context.satellite if context is not None and context.satellite else None
-        reminder = self.ctx.reminders.add(text, when, now=now, kind=kind, origin=origin)
+        reminder = self.ctx.reminders.add(text, when, now=now, kind=kind, origin=origin,
+                                          name=name or None)
         self._changed(context, reminder)
         data = {"reminder_id": reminder.id, "fire_at": reminder.due, "kind": kind}
         changes = (set_change(reminder, now),)
         if kind == "timer":
             left = human_duration(asked_seconds(decision.utterance, reminder.fire_at, now))
+            what = f"{name.capitalize()} timer" if name else "Timer"
             return Reply(
-                f"Timer set for {left}, until {reminder.fire_at:%H:%M:%S}.",
+                f"{what} set for {left}, until {reminder.fire_at:%H:%M:%S}.",
                 data=data,
                 changes=changes,
             )

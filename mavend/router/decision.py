@@ -67,8 +67,12 @@ class Slots:
     value: str = ""
     has_key: bool = False
     text: str = ""
+    # reminders: "timer", "alarm" or "reminder", read from the words the slots came
+    # from (a follow-up's rebuilt words, not the bare "ten minutes" said)
+    kind: str = ""
 
     def to_json(self) -> dict[str, Any]:
+        kind = {"kind": self.kind} if self.kind else {}
         return {
             "time": self.time.isoformat() if self.time else None,
             "has_time": self.has_time,
@@ -79,6 +83,7 @@ class Slots:
             "value": self.value or None,
             "has_key": self.has_key,
             "text": self.text,
+            **kind,
         }
 
 

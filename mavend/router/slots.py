@@ -23,6 +23,7 @@ from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
 from mavend.language.numbers import TEENS, TENS, UNITS
+from mavend.language.reminder_kinds import reminder_kind, when_question
 from mavend.language.script import RUSSIAN_FILLER
 from mavend.language.timeparse import TimeResolution, find_time, resolve_time
 from mavend.language.timeparse.clocks import ALARM_RE
@@ -42,10 +43,28 @@ SYSTEM_COMMANDS: dict[str, str] = {
 }
 
 # Words that carry the request type rather than its content.
+# "(could you) remind me (to)", "wake me up", "(i need) (set me) a timer (for)": the
+# request, not its content. A kind named with its article ("an alarm") is the request
+# however it is asked for; "a pasta timer" keeps its pasta.
+_ASKING = (
+    r"(?:(?:can|could|would|will)\s+you\s+"
+    r"|(?:i(?:'ll|\s+will|'m\s+going\s+to|'m\s+gonna)?\s+|gonna\s+)?(?:need|want|wanna)"
+    r"(?:\s+you)?\s+(?:to\s+)?"
+    r"|i(?:'d|\s+would)\s+like\s+(?:you\s+to\s+)?(?:to\s+)?|let'?s\s+)?"
+)
+_SETTING = r"(?:set|make|create|add|start|put|schedule|give|get)(?:\s+(?:me|up|on|in))*"
 _REMINDER_LEAD = re.compile(
-    r"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?"
-    r"(?:remind\s+me|set\s+(?:a|an)\s+(?:reminder|timer|alarm)|create\s+a\s+reminder|"
-    r"add\s+a\s+reminder|wake\s+me(?:\s+up)?)\s*(?:(?:to|that|about|for)\s+)?",
+    r"^(?:(?:please|hey|ok|okay|so|um|uh|er)\s+)*" + _ASKING + r"(?:please\s+)?"
+    r"(?:remind\s+me|wake\s+me(?:\s+up)?|(?:" + _SETTING + r"\s+)?"
+    r"(?:a|an|another|one|a\s+new|new)\s+(?:reminder|timer|alarm)s?(?![^\W_])"
+    r"|(?:reminder|timer|alarm)(?=\s+(?:to|that|about|for)\s))"
+    r"\s*(?:(?:to|that|about|for)\s+)?",
+)
+_POLITE = frozenset({"please", "thanks", "pls"})
+# What is left of "set me a timer for me please": no task at all.
+_NO_TASK = re.compile(
+    r"^(?:(?:(?:for\s+)?me|please|now|right\s+now|thanks|thank\s+you|real\s+quick"
+    r"|quickly|going|ok|okay)\s*)*$"
 )
 # Russian: "(ну) напомни (мне) (пожалуйста) (о|про|что|чтобы)", "можешь напомнить",
 # "поставь таймер", "разбуди меня", "засеки".
@@ -135,14 +154,17 @@ class SlotExtractor:
     def _reminder(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         found = self.time_of(text, now, hints)
         task = _reminder_task(hints.task or text, *((found.phrase, found.also) if found else ()))
+        kind = reminder_kind(normalize(text))
         if found is None:
-            return SlotResult(Slots(text=task), question="When should I remind you?")
+            return SlotResult(Slots(text=task, kind=kind), question=when_question(kind))
         if found.when <= now:
             return SlotResult(
-                Slots(time=found.when, has_time=True, text=task),
-                question=f"{found.when:%H:%M on %A} has already passed. When should I remind you?",
+                Slots(time=found.when, has_time=True, text=task, kind=kind),
+                question=f"{found.when:%H:%M on %A} has already passed. {when_question(kind)}",
             )
-        return SlotResult(Slots(time=found.when.replace(microsecond=0), has_time=True, text=task))
+        return SlotResult(
+            Slots(time=found.when.replace(microsecond=0), has_time=True, text=task, kind=kind)
+        )
 
     def time_of(self, text: str, now: datetime, hints: SlotHints) -> TimeResolution | None:
         """The time a reminder (or a question about one's calendar) names, resolved."""
@@ -323,7 +345,10 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
     words = task.split()
     while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone
         words.pop()
-    return " ".join(words)
+    while words and words[-1] in _POLITE:  # "call mum please"
+        words.pop()
+    task = " ".join(words)
+    return "" if _NO_TASK.match(task) else task
 
 
 def _payload_text(intent: Intent, text: str, hints: SlotHints) -> str:
