@@ -174,6 +174,13 @@ def test_removes_and_ticks(said: str, action: str, name: str, items: tuple[str, 
         ("okay so what do we need to get from the supermarket", SHOPPING),
         ("my shopping list", SHOPPING),
         ("the list", ""),
+        # the ways people ask to see or hear one
+        ("bring up my grocery list", SHOPPING),
+        ("um can i see the packing list", "packing"),
+        ("let me hear the to do list", TODO),
+        ("display our shopping list please", SHOPPING),
+        ("could i hear what's on the hardware store list", "hardware store"),
+        ("have a look at the to do list", TODO),
     ],
 )
 def test_reads(said: str, name: str) -> None:

@@ -219,7 +219,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "read",
             r"^(?:read|read out|read me|tell me|give me|show me|show|open|say|go through|"
-            r"run through|read back|recite|check)\s+(?:me\s+)?(?:out\s+)?"
+            r"run through|read back|recite|check|bring up|pull up|call up|display|list|"
+            r"see|hear|let me see|let me hear|look at|have a look at|go over)"
+            r"\s+(?:me\s+)?(?:out\s+)?"
             r"(?:what's on\s+|whats on\s+|what is on\s+|the contents of\s+|the items on\s+|"
             r"everything on\s+|what i have on\s+|what i've got on\s+)?"
             + _REF + r"(?:\s+(?:to me|out|back|out loud|again))?$",
