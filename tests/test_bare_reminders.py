@@ -193,3 +193,10 @@ def test_an_answer_out_of_time_is_not_taken_for_the_question(
     clock.at = NOW.replace(hour=15)  # an hour later: the question is gone
     assistant.handle_text("ten minutes")
     assert all(row["kind"] != TIMER for row in rows(assistant))
+
+
+def test_a_request_of_its_own_is_not_taken_for_the_answer(assistant: Assistant) -> None:
+    assert assistant.handle_text("i need an alarm").reply.text == when_question(ALARM)
+    assistant.handle_text("actually remind me to stretch in ten minutes")
+    [row] = rows(assistant)
+    assert (row["kind"], fire_at(row), row["text"]) == (REMINDER, "2026-12-02 14:10", "stretch")

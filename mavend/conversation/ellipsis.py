@@ -33,7 +33,7 @@ from mavend.language.timeparse import TimeResolution
 from mavend.router.decision import Decision, Intent, Source, Stage
 from mavend.router.gate import is_fragment
 from mavend.router.grammar import normalize
-from mavend.router.slots import parse_number
+from mavend.router.slots import asks_for_reminder, parse_number
 
 # Finds the time words in a text: mavend.language.timeparse.find_time with `now` bound
 # (its result's `phrase` is the words as said, its `kind` "time", "date", ...).
@@ -365,7 +365,8 @@ def _answers(topic: Topic, fragment: Fragment) -> bool:
     """The fragment gives what the previous turn asked for: a reminder's time, an act's
     value ("When should I remind you?" "at six"; "Which service?" "syncthing")."""
     if topic.intent == Intent.REMINDER:
-        return bool(fragment.time_phrase)
+        # "remind me again in ten minutes" after "For how long?" is a request of its own.
+        return bool(fragment.time_phrase) and not asks_for_reminder(fragment.obj)
     if topic.intent == Intent.ACT:
         return bool(fragment.obj) and not fragment.time_phrase
     return False

@@ -54,7 +54,7 @@ _ASKING = (
 )
 _SETTING = r"(?:set|make|create|add|start|put|schedule|give|get)(?:\s+(?:me|up|on|in))*"
 _REMINDER_LEAD = re.compile(
-    r"^(?:(?:please|hey|ok|okay|so|um|uh|er)\s+)*" + _ASKING + r"(?:please\s+)?"
+    r"^(?:(?:please|hey|ok|okay|so|um|uh|er|oh|actually|also|and|right|just)\s+)*" + _ASKING + r"(?:please\s+)?"
     r"(?:remind\s+me|wake\s+me(?:\s+up)?|(?:" + _SETTING + r"\s+)?"
     r"(?:a|an|another|one|a\s+new|new)\s+(?:reminder|timer|alarm)s?(?![^\W_])"
     r"|(?:reminder|timer|alarm)(?=\s+(?:to|that|about|for)\s))"
@@ -332,6 +332,13 @@ def _slot_question(act: ActSpec, name: str, slot: ActSlot) -> str:
 def reminder_task(text: str, time_phrase: str) -> str:
     """What to be reminded of: the words once the time phrase and the lead are cut."""
     return _reminder_task(text, time_phrase)
+
+
+def asks_for_reminder(text: str) -> bool:
+    """The words open with a request for a reminder, a timer or an alarm ("remind me",
+    "set a timer"): a request of its own, not a detail of another."""
+    match = _REMINDER_LEAD.match(normalize(text))
+    return match is not None and match.end() > 0
 
 
 def _reminder_task(text: str, *time_phrases: str) -> str:
