@@ -30,7 +30,7 @@ from mavend.handlers import Outcome, Reply
 from mavend.router import build_router
 from mavend.scheduler import ReminderBook
 from tests.conftest import require_model
-from tests.state_kit import TZ, kit_settings
+from tests.state_kit import TZ, kit_settings, make_assistant, wait_for
 from wakeword import ArraySource, EventQueue, FrontEnd, NoSpeech, SourceEnded, Transcript
 from wakeword.endpoint import EndpointConfig
 from wakeword.events import Timings
@@ -276,6 +276,49 @@ def test_a_clarification_is_answered_without_the_wake_word(spoken) -> None:
     assert value.decision.continued and value.decision.slots.args == {"service": "syncthing"}
     assert value.reply.outcome == Outcome.CONFIRM  # still asks before it restarts anything
     assert front.follow_ups == [6.0, 6.0, 6.0]
+
+
+def test_stop_listening_lets_go_of_the_microphone_and_typing_brings_it_back(spoken) -> None:
+    turns, _ = spoken
+    voice = turns.daemon.voice
+    paused = turns.say("stop listening for the wake word", follow_up=False)
+    assert paused.reply.data == {"listening": False, "resume_at": None}
+    assert "mavend resume" in paused.reply.text  # a spoken "resume" cannot be heard now
+    wait_for(lambda: voice.state is VoiceState.PAUSED, 10, "the microphone let go")
+    assert voice.resumes_at is None  # no end was said
+    # The microphone is closed: the way back is typed (`mavend say`, D-Bus, the page).
+    turns.call(turns.daemon.submit_text("resume listening", notify=False))
+    wait_for(lambda: voice.state is VoiceState.LISTENING, 10, "listening again")
+
+
+def test_stop_listening_for_a_while_comes_back_by_itself(spoken) -> None:
+    turns, _ = spoken
+    voice = turns.daemon.voice
+    paused = turns.say("stop listening for ten minutes", follow_up=False)
+    assert paused.reply.text.startswith("I've stopped listening for 10 minutes, until ")
+    wait_for(lambda: voice.state is VoiceState.PAUSED, 10, "the microphone let go")
+    assert voice.resumes_at == pytest.approx(time.time() + 600, abs=30)
+    # A shorter pause said again replaces the end; this one is over at once.
+    turns.call(_pause_now(voice, 0.3))
+    wait_for(lambda: voice.state is VoiceState.LISTENING, 10, "listening by itself")
+    assert voice.resumes_at is None
+
+
+async def _pause_now(voice: VoiceService, seconds: float) -> None:
+    voice.pause(seconds)  # on the daemon's loop, as the turn's reply does it
+
+
+def test_a_satellite_cannot_close_this_box_s_microphone(tmp_path: Path) -> None:
+    from mavend.handlers.common import TurnContext
+    from mavend.router.decision import Decision, Intent, Slots, Stage
+
+    settings = kit_settings(tmp_path)
+    require_model(settings.router.classifier_model)
+    assistant = make_assistant(settings)
+    decision = Decision("stop listening", Stage.GRAMMAR, Intent.SYSTEM, 1.0,
+                        Slots(fn="pause_listening", has_fn=True))
+    reply = assistant.handler.handle(decision, TurnContext(satellite="kitchen"))
+    assert reply.outcome == Outcome.REFUSED and "listening" not in reply.data
 
 
 class StandInSpeaker:

@@ -38,6 +38,7 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -484,6 +485,19 @@ class Daemon:
                 self._turn_worker, job, assistant
             )
 
+    def _listening_asked(self, reply: Reply) -> None:
+        """"stop listening (for twenty minutes)" / "resume listening", said or typed here:
+        the system handler's reply says which (`data["listening"]`), the voice does it."""
+        listening = reply.data.get("listening") if reply.data else None
+        if listening is None or self.voice is None:
+            return
+        if listening:
+            self.voice.resume()
+            return
+        until = reply.data.get("resume_at")
+        for_s = (datetime.fromisoformat(until) - self.clock()).total_seconds() if until else None
+        self.voice.pause(for_s)
+
     async def pause(self) -> None:
         if self.voice is not None:
             self.voice.pause()
@@ -535,6 +549,8 @@ class Daemon:
             if not self._turns_in_flight:
                 self._turns_idle.set()
         self._tell("decision", turn)
+        if session == DEFAULT_SESSION:
+            self._listening_asked(turn.reply)
         if notify and self.options.notify_replies and turn.reply.text and self.notifier:
             await self._show_reply(turn.reply.text)
         return turn

@@ -164,6 +164,9 @@ class VoiceService:
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._paused = asyncio.Event()
+        # A pause with an end: the timer that resumes, and when (epoch seconds).
+        self._resume_timer: asyncio.TimerHandle | None = None
+        self.resumes_at: float | None = None
         self.speaker: Any = None  # mavend.tts.Speaker, for barge-in
         self.reference: Any = None  # wakeword.echo.PlaybackReference, shared with it
 
@@ -176,8 +179,14 @@ class VoiceService:
     def listening(self) -> bool:
         return self.state is VoiceState.LISTENING
 
-    def pause(self) -> None:
-        """Stop listening and let go of the microphone, until `resume()`."""
+    def pause(self, for_s: float | None = None) -> None:
+        """Stop listening and let go of the microphone, until `resume()`, or for `for_s`
+        seconds ("stop listening for twenty minutes"). A later pause replaces the end."""
+        self._cancel_resume()
+        if for_s is not None:
+            loop = asyncio.get_running_loop()
+            self._resume_timer = loop.call_later(max(0.0, for_s), self.resume)
+            self.resumes_at = time.time() + max(0.0, for_s)
         if not self._resumed.is_set():
             return
         self._resumed.clear()
@@ -188,11 +197,18 @@ class VoiceService:
             threading.Thread(target=self.front.stop, name="voice-pause", daemon=True).start()
 
     def resume(self) -> None:
+        self._cancel_resume()
         if self._resumed.is_set():
             return
         log.info("listening resumed")
         self._paused.clear()
         self._resumed.set()
+
+    def _cancel_resume(self) -> None:
+        if self._resume_timer is not None:
+            self._resume_timer.cancel()
+        self._resume_timer = None
+        self.resumes_at = None
 
     def listen_now(self) -> None:
         """Open a turn without the wake word: the user was just asked something. It

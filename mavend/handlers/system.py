@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from mavend.handlers.act import ActHandler
-from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
+from mavend.handlers.common import (
+    HandlerContext,
+    Outcome,
+    Reply,
+    TurnContext,
+    human_duration,
+    human_list,
+)
 from mavend.handlers.confirm import confirm_key
+from mavend.language.timeparse import find_time
 from mavend.router.decision import Decision
 from mavend.router.negation import Withdrawal
+from mavend.scheduler import spoken_time
 
-LISTENING_KEY = "listening"
 VOLUME_ACTS = {"louder": "volume_up", "quieter": "volume_down"}
 
 
@@ -43,16 +51,35 @@ class SystemHandler:
                     "not_allowed",
                 )
             return reply
-        if command in ("pause_listening", "resume_listening"):
-            listening = command == "resume_listening"
-            self.ctx.session.put(LISTENING_KEY, listening)
-            return Reply(
-                "Listening again."
-                if listening
-                else "I've stopped listening for the wake word. Say resume listening to "
-                "turn it back on.",
-            )
+        if command == "pause_listening":
+            return self.pause_listening(decision, context)
+        if command == "resume_listening":
+            return Reply("Listening again.", data={"listening": True})
         return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED)
+
+    def pause_listening(self, decision: Decision, context: TurnContext | None) -> Reply:
+        """The daemon lets go of the microphone on `data["listening"]` False, until
+        `resume_at` when the words named an end ("for twenty minutes", "until six").
+        Once it has, no spoken "resume listening" can be heard: the reply says how to."""
+        if context is not None and context.satellite:
+            return Reply(
+                "I can only stop listening on the box's own microphone: say it there, or "
+                "run mavend pause.",
+                Outcome.REFUSED,
+                "not_here",
+            )
+        now = self.ctx.now()
+        found = find_time(decision.utterance, now)
+        until = found.when if found is not None and found.when > now else None
+        data = {"listening": False, "resume_at": until.isoformat() if until else None}
+        if until is None:
+            return Reply("I've stopped listening for the wake word. To turn it back on, run "
+                         "mavend resume.", data=data)
+        return Reply(
+            f"I've stopped listening for {human_duration((until - now).total_seconds())}, "
+            f"until {spoken_time(until, now)}.",
+            data=data,
+        )
 
     def repeat(self) -> Reply:
         # Called before this turn is logged: the last logged turn is the one before.
