@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from mavend.answers import Answer, Answers
-from mavend.handlers.act import ActHandler
+from mavend.handlers.act import ActHandler, describe
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import (
     HandlerContext,
@@ -35,8 +35,11 @@ from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.system import SystemHandler
-from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
+from mavend.language.timeparse import find_time
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source
+from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
+from mavend.router.slots import reminder_task
 
 __all__ = [
     "ForgetCommand",
@@ -92,7 +95,8 @@ class TurnHandler:
             if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
         if intent == Intent.ACT:
-            return self.acts.handle(decision, context)
+            later = self.act_later(decision, context)
+            return later if later is not None else self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
             return self.reminders.handle(decision, context)
         if intent == Intent.FACT:
@@ -109,6 +113,35 @@ class TurnHandler:
             return self.system.handle(decision, context)
         # Chat is general knowledge too: out through the query handler's one way out.
         return self.query.chat_turn(decision)
+
+    def act_later(self, decision: Decision, context: TurnContext | None) -> Reply | None:
+        """"lock the screen in ten minutes", "turn off the lights at eleven": an act for
+        later is never run now. Mavend cannot yet run one later by itself, so it says so
+        and sets a reminder to do it at that time. None: the act is for now ("turn the
+        fan on for ten minutes" is for now, for a while)."""
+        act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
+        if act is None:
+            return None
+        now = self.ctx.now()
+        found = find_time(decision.utterance, now)
+        if (found is None or found.kind == "duration" or found.when <= now
+                or normalize(found.phrase).startswith("for ")):
+            return None
+        task = reminder_task(decision.utterance, found.phrase)
+        slots = Slots(time=found.when.replace(microsecond=0), has_time=True, text=task,
+                      kind="reminder")
+        # In a reminder's words: "pause the music in 5 minutes" is no timer command.
+        said = f"remind me to {task} {found.phrase}"
+        reminder = replace(decision, utterance=said, intent=Intent.REMINDER, slots=slots,
+                           clarify=None)
+        reply = self.reminders.handle(reminder, context)
+        if reply.outcome != Outcome.DONE:
+            return reply
+        return replace(
+            reply,
+            text=f"I can't {describe(act)} later by myself, so I did nothing now. {reply.text}",
+            data={**reply.data, "act": act.name, "ran": None},
+        )
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""
