@@ -55,6 +55,8 @@ FAMILIES = (
     "answers",
     "live",
     "lists",
+    "later",
+    "bare",
 )
 REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.reminder.JOB_PREFIX, old and new
 

@@ -14,6 +14,7 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -34,7 +35,7 @@ from mavend.handlers.forget import ForgetCommand, ForgetHandler, parse_forget
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
-from mavend.handlers.system import SystemHandler
+from mavend.handlers.system import VOLUME_ACTS, SystemHandler
 from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source
 from mavend.router.grammar import normalize
@@ -52,6 +53,10 @@ __all__ = [
     "parse_command",
     "parse_forget",
 ]
+
+
+# "could you lock my screen (in 20 minutes)": the asking is not the task.
+_ASKING = re.compile(r"^(?:(?:please|can you|could you|would you|will you)\s+)+")
 
 
 class TurnHandler:
@@ -94,9 +99,12 @@ class TurnHandler:
             live = computed is not None and computed.data.get("skill") == "live"
             if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
-        if intent == Intent.ACT:
+        if intent in (Intent.ACT, Intent.SYSTEM):
             later = self.act_later(decision, context)
-            return later if later is not None else self.acts.handle(decision, context)
+            if later is not None:
+                return later
+        if intent == Intent.ACT:
+            return self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
             return self.reminders.handle(decision, context)
         if intent == Intent.FACT:
@@ -119,7 +127,10 @@ class TurnHandler:
         later is never run now. Mavend cannot yet run one later by itself, so it says so
         and sets a reminder to do it at that time. None: the act is for now ("turn the
         fan on for ten minutes" is for now, for a while)."""
-        act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
+        name = decision.slots.fn if decision.slots.has_fn else ""
+        if decision.intent is Intent.SYSTEM:
+            name = VOLUME_ACTS.get(name, "")  # "louder" runs volume_up: an act too
+        act = self.ctx.settings.acts.get(name) if name else None
         if act is None:
             return None
         now = self.ctx.now()
@@ -127,7 +138,7 @@ class TurnHandler:
         if (found is None or found.kind == "duration" or found.when <= now
                 or normalize(found.phrase).startswith("for ")):
             return None
-        task = reminder_task(decision.utterance, found.phrase)
+        task = _ASKING.sub("", reminder_task(decision.utterance, found.phrase))
         slots = Slots(time=found.when.replace(microsecond=0), has_time=True, text=task,
                       kind="reminder")
         # In a reminder's words: "pause the music in 5 minutes" is no timer command.

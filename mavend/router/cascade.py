@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
+from mavend.language.timeparse import find_time
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
@@ -173,6 +174,10 @@ class Router:
             return withdrawn, trace
         if match is not None:
             return self._from_grammar(utterance, match, now), trace
+        timed = self._timed_command(utterance, now)
+        if timed is not None:
+            trace.timed("grammar", started)
+            return timed, trace
         text = self.grammar.strip_wake_word(utterance.strip())
         computed = self._computed(utterance, text)
         if computed is not None:
@@ -211,6 +216,24 @@ class Router:
             ),
             decided_by="negation",
         )
+
+    def _timed_command(self, utterance: str, now: datetime) -> Decision | None:
+        """"lock the screen in ten minutes": an act the grammar knows, with a time to come
+        around it. The decision is the act's, for the whole words, so that the handler sees
+        the time and does not run it now (`TurnHandler.act_later`). A time that says how
+        long ("for ten minutes") is no time to come."""
+        said = normalize(self.grammar.strip_wake_word(normalize(utterance)))
+        found = find_time(said, now)
+        if found is None or found.kind == "duration" or found.when <= now:
+            return None
+        phrase = normalize(found.phrase)
+        if phrase.startswith("for ") or f" {phrase} " not in f" {said} ":
+            return None
+        rest = " ".join(f" {said} ".replace(f" {phrase} ", " ", 1).split())
+        match = self.grammar.match(rest) if rest else None
+        if match is None or match.intent is not Intent.ACT:
+            return None
+        return replace(self._from_grammar(utterance, match, now), decided_by="grammar:timed")
 
     def _computed(self, utterance: str, text: str) -> Decision | None:
         """A question mavend works out or looks up itself (mavend.answers): a sum, a unit,

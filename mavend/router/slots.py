@@ -54,7 +54,9 @@ _ASKING = (
 )
 _SETTING = r"(?:set|make|create|add|start|put|schedule|give|get)(?:\s+(?:me|up|on|in))*"
 _REMINDER_LEAD = re.compile(
-    r"^(?:(?:please|hey|ok|okay|so|um|uh|er|oh|actually|also|and|right|just)\s+)*" + _ASKING + r"(?:please\s+)?"
+    r"^(?:(?:please|hey|ok|okay|so|um|uh|er|oh|actually|also|and|right|just)\s+)*"
+    + _ASKING
+    + r"(?:please\s+)?"
     r"(?:remind\s+me|wake\s+me(?:\s+up)?|(?:" + _SETTING + r"\s+)?"
     r"(?:a|an|another|one|a\s+new|new)\s+(?:reminder|timer|alarm)s?(?![^\W_])"
     r"|(?:reminder|timer|alarm)(?=\s+(?:to|that|about|for)\s))"
@@ -196,19 +198,35 @@ class SlotExtractor:
 
     # act -----------------------------------------------------------------
     def _act(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
+        text_for_args = text
         if hints.fn:
             act = self._acts.get(hints.fn)
             if act is not None and hints.fn_from_model and not self._model_may_pick(act, text):
                 act = None  # the model bridged two things: "the front door" is no screen
         else:
             act = self._vocabulary.match(normalize(text))
+            if act is None and (bare := self._without_time(text, now)) is not None:
+                # "could you lock my screen in 20 minutes": the act is in the words around
+                # the time (which the handler reads again: an act for later is not run now).
+                act = self._vocabulary.match(bare)
+                text_for_args = bare if act is not None else text
         if act is None:
             # Not on the allowlist: the intent stands (the user wants something
             # done) and has_fn stays False; the act handler refuses and lists
             # what is allowed. Nothing is improvised.
             return SlotResult(Slots(text=text))
-        args, question = _act_args(act, text, hints.args, hints.fn_from_model)
+        args, question = _act_args(act, text_for_args, hints.args, hints.fn_from_model)
         return SlotResult(Slots(fn=act.name, args=args, has_fn=True, text=text), question=question)
+
+    def _without_time(self, text: str, now: datetime) -> str | None:
+        """The words with their time phrase cut out, or None when they name no time."""
+        said = normalize(text)
+        found = self._find(said, now)
+        if found is None:
+            return None
+        phrase = normalize(found.phrase)
+        rest = " ".join(f" {said} ".replace(f" {phrase} ", " ", 1).split())
+        return rest if rest and rest != said else None
 
     def _model_may_pick(self, act: ActSpec, text: str) -> bool:
         # A program on this box (argv) runs only for words that name what it works on.
@@ -218,6 +236,8 @@ class SlotExtractor:
     # system --------------------------------------------------------------
     def _system(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         name = hints.fn if hints.fn in SYSTEM_COMMANDS else _match_system(text)
+        if not name and (bare := self._without_time(text, now)) is not None:
+            name = _match_system(bare)  # "louder at 9 pm please"
         return SlotResult(Slots(fn=name, has_fn=bool(name), text=text))
 
     # fact ----------------------------------------------------------------
