@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 import sys
 import threading
 import time
@@ -215,3 +216,15 @@ def daemon_serving(settings: Settings, router: Any) -> Iterator[Daemon]:
         asyncio.run_coroutine_threadsafe(daemon.stop(), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
+
+
+def reminder_rows(assistant: Assistant) -> list[sqlite3.Row]:
+    """Every row of the assistant's reminders table, oldest first (the end state)."""
+    with contextlib.closing(sqlite3.connect(assistant.store.path)) as conn:
+        conn.row_factory = sqlite3.Row
+        return conn.execute("SELECT * FROM reminders ORDER BY id").fetchall()
+
+
+def local_fire_at(row: sqlite3.Row) -> str:
+    """A reminder row's fire time in the kit's zone, to the minute."""
+    return datetime.fromisoformat(row["fire_at"]).astimezone(TZ).strftime("%Y-%m-%d %H:%M")

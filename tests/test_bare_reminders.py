@@ -8,8 +8,6 @@ the real router (grammar and classifier, no LLM) and the real assistant.
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +23,7 @@ from mavend.router import Router, build_router
 from mavend.router.slots import reminder_task
 from mavend.state.store import Store
 from tests.conftest import require_model
-from tests.state_kit import TZ, MovableClock, kit_settings
+from tests.state_kit import TZ, MovableClock, kit_settings, local_fire_at, reminder_rows
 
 NOW = datetime(2026, 12, 2, 14, 0, tzinfo=TZ)  # a Wednesday afternoon
 
@@ -128,16 +126,6 @@ def assistant(tmp_path: Path, router: Router, clock: MovableClock) -> Iterator[A
     store.close()
 
 
-def rows(assistant: Assistant) -> list[sqlite3.Row]:
-    with contextlib.closing(sqlite3.connect(assistant.store.path)) as conn:
-        conn.row_factory = sqlite3.Row
-        return conn.execute("SELECT * FROM reminders ORDER BY id").fetchall()
-
-
-def fire_at(row: sqlite3.Row) -> str:
-    return datetime.fromisoformat(row["fire_at"]).astimezone(TZ).strftime("%Y-%m-%d %H:%M")
-
-
 @pytest.mark.parametrize(
     ("said", "answer", "kind", "when", "text", "reply"),
     [
@@ -162,11 +150,11 @@ def test_asked_then_answered_leaves_one_row_of_the_kind(
     asked = assistant.handle_text(said)
     assert asked.reply.outcome == "asked", asked.reply.text
     assert asked.reply.text == when_question(kind)
-    assert rows(assistant) == []  # nothing is set on a guess
+    assert reminder_rows(assistant) == []  # nothing is set on a guess
     answered = assistant.handle_text(answer)
     assert answered.reply.outcome == "done", answered.reply.text
-    [row] = rows(assistant)
-    assert (row["kind"], fire_at(row), row["text"]) == (kind, when, text)
+    [row] = reminder_rows(assistant)
+    assert (row["kind"], local_fire_at(row), row["text"]) == (kind, when, text)
     if reply is not None:
         assert answered.reply.text == reply
 
@@ -182,7 +170,7 @@ def test_a_question_about_alarms_is_still_a_question(assistant: Assistant) -> No
     assistant.handle_text("set an alarm for seven tomorrow")
     listed = assistant.handle_text("what alarms do i have").reply
     assert listed.outcome == "done" and "07:00 tomorrow" in listed.text
-    assert len(rows(assistant)) == 1
+    assert len(reminder_rows(assistant)) == 1
 
 
 def test_an_answer_out_of_time_is_not_taken_for_the_question(
@@ -192,11 +180,12 @@ def test_an_answer_out_of_time_is_not_taken_for_the_question(
     assert asked.reply.text == "For how long?"
     clock.at = NOW.replace(hour=15)  # an hour later: the question is gone
     assistant.handle_text("ten minutes")
-    assert all(row["kind"] != TIMER for row in rows(assistant))
+    assert all(row["kind"] != TIMER for row in reminder_rows(assistant))
 
 
 def test_a_request_of_its_own_is_not_taken_for_the_answer(assistant: Assistant) -> None:
     assert assistant.handle_text("i need an alarm").reply.text == when_question(ALARM)
     assistant.handle_text("actually remind me to stretch in ten minutes")
-    [row] = rows(assistant)
-    assert (row["kind"], fire_at(row), row["text"]) == (REMINDER, "2026-12-02 14:10", "stretch")
+    [row] = reminder_rows(assistant)
+    assert (row["kind"], local_fire_at(row), row["text"]) == (
+        REMINDER, "2026-12-02 14:10", "stretch")

@@ -8,8 +8,6 @@ The phrases are our own (not Home Assistant's Russian tests, not bench/data rows
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -28,7 +26,7 @@ from mavend.router.negation import withdrawal
 from mavend.router.slots import reminder_task
 from mavend.state.store import Store
 from tests.conftest import require_model
-from tests.state_kit import TZ, MovableClock, kit_settings
+from tests.state_kit import TZ, MovableClock, kit_settings, local_fire_at, reminder_rows
 
 NOW = datetime(2026, 12, 2, 14, 0, tzinfo=TZ)  # a Wednesday afternoon
 
@@ -161,16 +159,6 @@ def assistant(tmp_path: Path, router: Router) -> Iterator[Assistant]:
     store.close()
 
 
-def rows(assistant: Assistant) -> list[sqlite3.Row]:
-    with contextlib.closing(sqlite3.connect(assistant.store.path)) as conn:
-        conn.row_factory = sqlite3.Row
-        return conn.execute("SELECT * FROM reminders ORDER BY id").fetchall()
-
-
-def fire_at(row: sqlite3.Row) -> str:
-    return datetime.fromisoformat(row["fire_at"]).astimezone(TZ).strftime("%Y-%m-%d %H:%M")
-
-
 @pytest.mark.parametrize(
     ("said", "kind", "when", "task"),
     [
@@ -188,8 +176,8 @@ def test_a_russian_request_leaves_the_right_row(
     turn = assistant.handle_text(said)
     assert turn.reply.outcome == "done", turn.reply.text
     assert turn.reply.text.endswith(ENGLISH_ONLY)
-    [row] = rows(assistant)
-    assert (row["kind"], fire_at(row)) == (kind, when)
+    [row] = reminder_rows(assistant)
+    assert (row["kind"], local_fire_at(row)) == (kind, when)
     if task is not None:
         assert row["text"] == task
 
@@ -197,9 +185,9 @@ def test_a_russian_request_leaves_the_right_row(
 def test_a_russian_series_and_the_notice_said_once(assistant: Assistant) -> None:
     first = assistant.handle_text("напоминай мне каждый день в 8 утра пить таблетки")
     assert first.reply.outcome == "done", first.reply.text
-    [row] = rows(assistant)
+    [row] = reminder_rows(assistant)
     assert row["rule"] and "FREQ=DAILY" in row["rule"]
-    assert (fire_at(row), row["text"]) == ("2026-12-03 08:00", "пить таблетки")
+    assert (local_fire_at(row), row["text"]) == ("2026-12-03 08:00", "пить таблетки")
     again = assistant.handle_text("поставь таймер на 10 минут")
     assert again.reply.outcome == "done", again.reply.text
     assert ENGLISH_ONLY not in again.reply.text  # told once this session, not every turn
@@ -210,9 +198,9 @@ def test_a_russian_series_and_the_notice_said_once(assistant: Assistant) -> None
 def test_a_russian_series_keeps_its_evening_hour(assistant: Assistant) -> None:
     turn = assistant.handle_text("напоминай по вторникам в 8 вечера поливать кактус")
     assert turn.reply.outcome == "done", turn.reply.text
-    [row] = rows(assistant)
+    [row] = reminder_rows(assistant)
     assert row["rule"] == "FREQ=WEEKLY;BYDAY=TU"
-    assert (fire_at(row), row["text"]) == ("2026-12-08 20:00", "поливать кактус")
+    assert (local_fire_at(row), row["text"]) == ("2026-12-08 20:00", "поливать кактус")
 
 
 # --- "не ...": the opposite of what was said must never run ------------------------
@@ -265,7 +253,7 @@ def test_russian_requests_that_only_contain_a_not(said: str) -> None:
 )
 def test_a_negated_russian_request_leaves_no_row(assistant: Assistant, said: str) -> None:
     turn = assistant.handle_text(said)
-    assert rows(assistant) == []
+    assert reminder_rows(assistant) == []
     assert turn.reply.text.startswith(("OK, I won't do that.", "OK, never mind."))
 
 
@@ -282,10 +270,10 @@ def test_russian_timers_are_asked_about_listed_and_cancelled(assistant: Assistan
     assert assistant.handle_text("отмени таймер").reply.text == (
         "Cancelled the timer for 10 minutes."
     )
-    statuses = {(row["kind"], row["status"]) for row in rows(assistant)}
+    statuses = {(row["kind"], row["status"]) for row in reminder_rows(assistant)}
     assert statuses == {("timer", "cancelled"), ("reminder", "pending")}
     assert assistant.handle_text("удали напоминание про окулиста").reply.outcome == "done"
-    assert {row["status"] for row in rows(assistant)} == {"cancelled"}
+    assert {row["status"] for row in reminder_rows(assistant)} == {"cancelled"}
 
 
 def test_cancelling_all_russian_timers_waits_for_da(assistant: Assistant) -> None:
@@ -294,10 +282,10 @@ def test_cancelling_all_russian_timers_waits_for_da(assistant: Assistant) -> Non
     asked = assistant.handle_text("отмени все таймеры").reply
     assert asked.outcome == "confirm"
     assert assistant.handle_text("нет").reply.text == "OK, I won't."
-    assert {row["status"] for row in rows(assistant)} == {"pending"}
+    assert {row["status"] for row in reminder_rows(assistant)} == {"pending"}
     assistant.handle_text("отмени все таймеры")
     assert assistant.handle_text("да").reply.text == "Cancelled 2 timers."
-    assert {row["status"] for row in rows(assistant)} == {"cancelled"}
+    assert {row["status"] for row in reminder_rows(assistant)} == {"cancelled"}
 
 
 @pytest.mark.parametrize(
