@@ -294,7 +294,7 @@ def test_stop_listening_lets_go_of_the_microphone_and_typing_brings_it_back(spok
 def test_stop_listening_for_a_while_comes_back_by_itself(spoken) -> None:
     turns, _ = spoken
     voice = turns.daemon.voice
-    paused = turns.say("stop listening for ten minutes", follow_up=False)
+    paused = turns.say("don't listen for ten minutes", follow_up=False)
     assert paused.reply.text.startswith("I've stopped listening for 10 minutes, until ")
     wait_for(lambda: voice.state is VoiceState.PAUSED, 10, "the microphone let go")
     assert voice.resumes_at == pytest.approx(time.time() + 600, abs=30)

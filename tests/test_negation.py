@@ -36,6 +36,7 @@ NEGATED = [
     "never restart pipewire",
     "no don't set a timer",
     "and don't do it for pipewire",
+    "don't listen to him",  # about someone: no command to pause listening
 ]
 WITHDRAWN = [
     "no wait don't",
@@ -77,6 +78,9 @@ NOT_NEGATED = [
     "no more music",
     "what do you think",
     "never have i ever seen that",
+    # "don't listen" is the command to stop listening, not a command taken back
+    "don't listen for half an hour",
+    "do not listen until six",
 ]
 
 

@@ -30,7 +30,7 @@ _NOT = r"(?:don't|dont|do not|never|please don't|please dont)"
 # A question, not a command: "don't you think", "dont i have", "never have i".
 _QUESTION_AFTER_NOT = r"(?:you|i|we|they|he|she|it|my|your|have|has)\b"
 # "do not disturb" is a mode's name; "don't forget" / "don't let me forget" is a reminder.
-_NOT_A_NEGATION = r"(?:disturb\b|forget\b|let me forget\b|let me miss\b|mind\b)"
+_NOT_A_NEGATION = r"(?:disturb\b|forget\b|let me forget\b|let me miss\b|mind\b|listen\b(?! to\b))"
 
 _LEADING = re.compile(
     rf"^{_LEAD}{_NOT}\s+(?!{_QUESTION_AFTER_NOT}|{_NOT_A_NEGATION})(?P<rest>\S.*)$"

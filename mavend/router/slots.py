@@ -38,7 +38,7 @@ SYSTEM_COMMANDS: dict[str, str] = {
     "help": "say what I can do",
     "louder": "turn the volume up",
     "quieter": "turn the volume down",
-    "pause_listening": "stop listening for the wake word",
+    "pause_listening": "stop listening for the wake word, don't listen",
     "resume_listening": "start listening again",
 }
 
