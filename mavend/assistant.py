@@ -43,6 +43,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.negation import reminder_rewrite
+from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
 from mavend.undo import UndoHandler, UndoJournal, parse_undo
 
@@ -185,6 +186,17 @@ class Assistant:
             self._log(text, decision, reply, duration, speaker)
             self._keep_changes(session, text, reply)
         return Turn(text, decision, reply, duration, speaker)
+
+    def run_scheduled(self, act: ScheduledAct) -> str:
+        """Run a scheduled act whose time has come (the daemon's reminder delivery), between
+        turns, and say how it went."""
+        what = self.handler.timed.words_for(act)
+        with self._lock:
+            try:
+                return self.handler.acts.run_scheduled(act.fn, act.args, act.room, what)
+            except MavendError as exc:
+                log.error("scheduled act %s failed: %s", act.fn, exc)
+                return f"I couldn't {what}: {exc}"
 
     # the pipeline --------------------------------------------------------
     def _turn(

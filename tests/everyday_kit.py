@@ -57,6 +57,7 @@ FAMILIES = (
     "lists",
     "later",
     "bare",
+    "while",
 )
 REMINDER_JOB_PREFIX = "reminder-"  # mavend.scheduler.reminder.JOB_PREFIX, old and new
 
@@ -191,11 +192,22 @@ class SayClient:
 
 
 def everyday_settings(workdir: Path) -> Any:
-    """The kit's settings (harmless allowlisted acts, Europe/Berlin), memory off."""
-    from mavend.config import MemorySettings
-    from tests.state_kit import kit_settings
+    """The kit's settings (harmless allowlisted acts, Europe/Berlin), memory off. Mute and
+    unmute succeed here (the state kit's mute is its failing act): the "while" family
+    mutes for a while and checks the unmute left scheduled."""
+    from dataclasses import replace
 
-    return kit_settings(workdir, memory=MemorySettings(enabled=False))
+    from mavend.config import ActSpec, MemorySettings
+    from tests.state_kit import PY, harmless_acts, kit_settings
+
+    acts = harmless_acts(workdir / "marker.txt")
+    sound = (
+        ActSpec(name="mute", argv=(PY, "-c", "print('muted')"), description="mute the sound"),
+        ActSpec(name="unmute", argv=(PY, "-c", "print('unmuted')"),
+                description="unmute the sound"),
+    )
+    acts = replace(acts, allow=(*(a for a in acts.allow if a.name != "mute"), *sound))
+    return kit_settings(workdir, memory=MemorySettings(enabled=False), acts=acts)
 
 
 @contextlib.contextmanager

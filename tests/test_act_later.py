@@ -1,8 +1,9 @@
 """An act asked for later is never run now ("lock the screen in ten minutes").
 
-Mavend cannot run an act later by itself yet: it says so and sets a reminder to do it at
-that time. Judged by what is left: the act's marker file (did the program run?) and the
-reminders table, through the real router (grammar and classifier, no LLM).
+Mavend schedules it (a row of kind "act" that the daemon runs then: tests/test_timed_acts.py
+fires one); a two-way act (play or pause) gets a reminder instead, with the reason said.
+Judged by what is left: the act's marker file (did the program run?) and the reminders
+table, through the real router (grammar and classifier, no LLM).
 """
 
 from __future__ import annotations
@@ -70,7 +71,6 @@ def reminders(assistant: Assistant) -> list[tuple[str, str, str]]:
     ("said", "when", "task"),
     [
         ("lock the screen in ten minutes", "2026-12-02 14:10", "lock the screen"),
-        ("pause the music in 5 minutes", "2026-12-02 14:05", "pause the music"),
         ("set the volume to 30 percent at 9 pm", "2026-12-02 21:00",
          "set the volume to 30 percent"),
         ("lock the screen at half past three", "2026-12-02 15:30", "lock the screen"),
@@ -80,17 +80,28 @@ def reminders(assistant: Assistant) -> list[tuple[str, str, str]]:
         ("louder at 9 pm please", "2026-12-02 21:00", "louder"),
     ],
 )
-def test_an_act_for_later_is_not_run_now_and_a_reminder_is_set(
+def test_an_act_for_later_is_not_run_now_and_is_scheduled(
     assistant: Assistant, said: str, when: str, task: str
 ) -> None:
     turn = assistant.handle_text(said)
     assert ran(assistant) is None, turn.reply.text  # nothing ran
-    assert reminders(assistant) == [("reminder", when, task)]
-    # Routed as the act it says so; routed as a reminder it is one (the end state is alike).
-    assert "I'll remind you to" in turn.reply.text, turn.reply.text
-    if turn.decision.intent != "reminder":
-        assert turn.reply.text.startswith("I can't ") and "so I did nothing now" in turn.reply.text
-        assert turn.reply.data["ran"] is None
+    # Routed as the act it is scheduled; routed as a reminder it is one (nothing runs now
+    # either way, and the time and the words are the same).
+    kind = "act" if turn.decision.intent != "reminder" else "reminder"
+    assert reminders(assistant) == [(kind, when, task)]
+    if kind == "act":
+        assert turn.reply.text.startswith(f"OK, I'll {task} at "), turn.reply.text
+        assert turn.reply.data["scheduled_act"]["fn"] in ("lock_screen", "volume_set",
+                                                          "volume_up")
+
+
+def test_a_two_way_act_for_later_gets_a_reminder(assistant: Assistant) -> None:
+    turn = assistant.handle_text("pause the music in 5 minutes")
+    assert ran(assistant) is None
+    assert reminders(assistant) == [("reminder", "2026-12-02 14:05", "pause the music")]
+    assert "it works both ways, so I did nothing now" in turn.reply.text
+    assert "I'll remind you to pause the music" in turn.reply.text
+    assert turn.reply.data["ran"] is None
 
 
 def test_an_act_for_now_still_runs(assistant: Assistant) -> None:
@@ -98,7 +109,7 @@ def test_an_act_for_now_still_runs(assistant: Assistant) -> None:
     assert ran(assistant) == "locked" and reminders(assistant) == []
 
 
-def test_undo_takes_the_reminder_back(assistant: Assistant) -> None:
+def test_undo_takes_the_scheduled_act_back(assistant: Assistant) -> None:
     assistant.handle_text("lock the screen in ten minutes")
     undone = assistant.handle_text("undo that")
     assert undone.reply.outcome == "done", undone.reply.text

@@ -30,6 +30,45 @@ def test_reminder_time_is_absolute_and_timezone_aware() -> None:
     assert decision.clarify is None
 
 
+@pytest.mark.parametrize(
+    ("said", "minutes", "task"),
+    [
+        # the template "remind me {when} about {task}" once took "to stretch in" for the
+        # time and left "ten minutes" as the task
+        ("remind me to stretch in about ten minutes", 10, "stretch"),
+        ("remind me to turn the oven off in like 5 minutes", 5, "turn the oven off"),
+        ("remind me to water the plants in roughly twenty minutes", 20, "water the plants"),
+    ],
+)
+def test_a_hedged_time_leaves_the_task_whole(said: str, minutes: int, task: str) -> None:
+    decision = make_router().route(said)
+    assert decision.slots.time == NOW + timedelta(minutes=minutes)
+    assert decision.slots.text == task
+
+
+@pytest.mark.parametrize(
+    ("said", "fn"),
+    [
+        ("mute for an hour", "mute"),
+        ("just mute the audio for 90 seconds", "mute"),
+        ("uh mute the sound for like twenty minutes", "mute"),
+        ("be quiet for ten minutes", "mute"),
+        ("keep it down for half an hour", "mute"),
+        ("turn the sound back on in five minutes", "unmute"),
+    ],
+)
+def test_an_act_with_a_while_or_a_later_time_is_the_act(said: str, fn: str) -> None:
+    decision = make_router().route(said)
+    assert (decision.intent, decision.slots.fn, decision.decided_by) == (
+        Intent.ACT, fn, "grammar:timed")
+    assert decision.utterance == said  # the time stays in the words, for the handler
+
+
+def test_quiet_without_a_while_is_still_stop() -> None:
+    decision = make_router().route("be quiet")
+    assert (decision.intent, decision.slots.fn) == (Intent.SYSTEM, "stop")
+
+
 def test_llm_routes_when_no_grammar_matches() -> None:
     llm = ScriptedLlm(
         {"i drank a glass of water": Route(Intent.FACT, 0.8, key="water", value="1 glass")}

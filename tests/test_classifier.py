@@ -309,8 +309,9 @@ def test_every_allowlisted_act_has_examples() -> None:
         for row in [json.loads(line)]
     )
     for act in Settings().acts.allow:
-        # volume_up/down and mute are reached through system commands ("louder", "mute")
-        if act.name not in ("volume_up", "volume_down", "mute"):
+        # volume_up/down and mute are reached through system commands ("louder", "mute");
+        # unmute through the grammar ("unmute", "turn the sound back on")
+        if act.name not in ("volume_up", "volume_down", "mute", "unmute"):
             assert acts[act.name] >= 30, act.name
 
 

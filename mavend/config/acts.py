@@ -177,10 +177,17 @@ def _default_acts() -> tuple[ActSpec, ...]:
             description="set the volume to a level in percent",
             slots={"level": ActSlot(type="int", min=0, max=100)},
         ),
+        # Mute and unmute set the state said, never toggle it: "mute" said twice leaves
+        # the sound muted, and "unmute" never mutes a speaker that was already on.
         ActSpec(
             name="mute",
-            argv=("pactl", "set-sink-mute", "@DEFAULT_SINK@", "toggle"),
-            description="mute or unmute the sound",
+            argv=("pactl", "set-sink-mute", "@DEFAULT_SINK@", "1"),
+            description="mute the sound",
+        ),
+        ActSpec(
+            name="unmute",
+            argv=("pactl", "set-sink-mute", "@DEFAULT_SINK@", "0"),
+            description="unmute the sound",
         ),
         ActSpec(
             name="lock_screen", argv=("loginctl", "lock-session"), description="lock the screen"

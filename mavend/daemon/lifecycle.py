@@ -59,7 +59,13 @@ from mavend.desktop.notify import Notification, Notifier, NotifyUnavailable
 from mavend.errors import ConfigError, MavendError
 from mavend.handlers.common import REPLY_TIMEOUT_S, Outcome, Reply, TurnContext
 from mavend.memory import RouteView
-from mavend.scheduler import Firing, Reminder, ReminderDelivery, ReminderScheduler
+from mavend.scheduler import (
+    Firing,
+    Reminder,
+    ReminderDelivery,
+    ReminderScheduler,
+    ScheduledAct,
+)
 from mavend.state.records import SessionState
 from mavend.state.store import Store
 from mavend.workers import started_pool
@@ -284,6 +290,7 @@ class Daemon:
         )
         self.router = PrefetchingRouter(self._router or await asyncio.to_thread(self._build_router))
         self.assistant = self._make_assistant(settings, self.router)
+        self.delivery.run_act = self._run_scheduled_act
         self.speakers = SpeakerTags(settings, self.store)
         await asyncio.to_thread(self.speakers.load)
         self.router.context_for = self.assistant.memory.context_for
@@ -751,10 +758,20 @@ class Daemon:
         except Exception as exc:  # a broken model: turns fall back (classifier, grammar)
             log.error("router models: %s: %s", type(exc).__name__, exc)
 
+    def _run_scheduled_act(self, act: ScheduledAct) -> str:
+        """A scheduled act's turn (ReminderDelivery, off the loop): the assistant's handlers
+        as they stand now (a reload's allowlist included) run it."""
+        assistant = self.assistant
+        if assistant is None:  # set before delivery starts; stopping: not run, said so
+            return "I couldn't do it: mavend was stopping."
+        return assistant.run_scheduled(act)
+
     def _fired(self, firing: Firing) -> None:
         if self.delivery is not None:
             self.delivery.wake.set()
         self._tell("reminder_fired", firing)
+        if firing.reminder.act is not None:
+            return  # not a reminder to read out: its delivery runs it and shows how it went
         if not self.settings.tts.speak_reminders:
             return
         said = f"Reminder: {firing.reminder.text}"

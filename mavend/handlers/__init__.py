@@ -14,13 +14,12 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from mavend.answers import Answer, Answers
-from mavend.handlers.act import ActHandler, describe
+from mavend.handlers.act import ActHandler
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import (
     HandlerContext,
@@ -35,12 +34,10 @@ from mavend.handlers.forget import ForgetCommand, ForgetHandler, parse_forget
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
-from mavend.handlers.system import VOLUME_ACTS, SystemHandler
-from mavend.language.timeparse import find_time
-from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source
-from mavend.router.grammar import normalize
+from mavend.handlers.system import SystemHandler
+from mavend.handlers.timed import TimedActs
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
 from mavend.router.personal import boundary_allows_general
-from mavend.router.slots import reminder_task
 
 __all__ = [
     "ForgetCommand",
@@ -53,10 +50,6 @@ __all__ = [
     "parse_command",
     "parse_forget",
 ]
-
-
-# "could you lock my screen (in 20 minutes)": the asking is not the task.
-_ASKING = re.compile(r"^(?:(?:please|can you|could you|would you|will you)\s+)+")
 
 
 class TurnHandler:
@@ -72,6 +65,7 @@ class TurnHandler:
         self.query = QueryHandler(ctx, self.chat, self.reminders)
         self.system = SystemHandler(ctx, self.acts)
         self.forget = ForgetHandler(ctx)
+        self.timed = TimedActs(ctx, self.acts, self.reminders)
         # What is worked out (a sum, a unit, the time in a city) or looked up in a
         # configured live source is answered here, never by a model's guess.
         self.answers = Answers(ctx.settings, ctx.tz)
@@ -100,9 +94,9 @@ class TurnHandler:
             if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
         if intent in (Intent.ACT, Intent.SYSTEM):
-            later = self.act_later(decision, context)
-            if later is not None:
-                return later
+            timed = self.timed.handle(decision, context)
+            if timed is not None:  # for later, or for a while (mavend.handlers.timed)
+                return timed
         if intent == Intent.ACT:
             return self.acts.handle(decision, context)
         if intent == Intent.REMINDER:
@@ -121,38 +115,6 @@ class TurnHandler:
             return self.system.handle(decision, context)
         # Chat is general knowledge too: out through the query handler's one way out.
         return self.query.chat_turn(decision)
-
-    def act_later(self, decision: Decision, context: TurnContext | None) -> Reply | None:
-        """"lock the screen in ten minutes", "turn off the lights at eleven": an act for
-        later is never run now. Mavend cannot yet run one later by itself, so it says so
-        and sets a reminder to do it at that time. None: the act is for now ("turn the
-        fan on for ten minutes" is for now, for a while)."""
-        name = decision.slots.fn if decision.slots.has_fn else ""
-        if decision.intent is Intent.SYSTEM:
-            name = VOLUME_ACTS.get(name, "")  # "louder" runs volume_up: an act too
-        act = self.ctx.settings.acts.get(name) if name else None
-        if act is None:
-            return None
-        now = self.ctx.now()
-        found = find_time(decision.utterance, now)
-        if (found is None or found.kind == "duration" or found.when <= now
-                or normalize(found.phrase).startswith("for ")):
-            return None
-        task = _ASKING.sub("", reminder_task(decision.utterance, found.phrase))
-        slots = Slots(time=found.when.replace(microsecond=0), has_time=True, text=task,
-                      kind="reminder")
-        # In a reminder's words: "pause the music in 5 minutes" is no timer command.
-        said = f"remind me to {task} {found.phrase}"
-        reminder = replace(decision, utterance=said, intent=Intent.REMINDER, slots=slots,
-                           clarify=None)
-        reply = self.reminders.handle(reminder, context)
-        if reply.outcome != Outcome.DONE:
-            return reply
-        return replace(
-            reply,
-            text=f"I can't {describe(act)} later by myself, so I did nothing now. {reply.text}",
-            data={**reply.data, "act": act.name, "ran": None},
-        )
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""

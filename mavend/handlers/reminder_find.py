@@ -54,6 +54,8 @@ def described(reminder: Reminder, now: datetime) -> str:
     when = spoken_time(reminder.fire_at, now)
     if reminder.series is not None:
         return f"{label(reminder)}, {reminder.series.describe()}, next at {when}"
+    if reminder.act is not None:  # a scheduled act: not a thing to do, a thing mavend does
+        return f"{label(reminder)} at {when} (I'll do that myself)"
     return f"{label(reminder)} at {when}"
 
 

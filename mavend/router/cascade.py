@@ -11,13 +11,14 @@ The routing policy (which decider's answer counts) lives in
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
-from mavend.language.timeparse import find_time
+from mavend.language.timeparse import find_time, lasts
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
@@ -28,6 +29,19 @@ from mavend.router.slots import SlotExtractor, SlotHints
 from mavend.router.statement import is_statement
 
 log = logging.getLogger(__name__)
+
+# A while said with a hedge between "for" and its length ("for like twenty minutes"); the
+# length itself stands in as "\0".
+_HEDGED_FOR = re.compile(
+    r"\bfor (?:(?:like|about|around|roughly|approximately|maybe|say|just|only|the next|next"
+    r"|another|a further)\s+)*\0"
+)
+# Asking for quiet, which for a while is the sound muted: "be quiet", "keep it down", "hush".
+_QUIET = re.compile(
+    r"(?:(?:please|can you|could you|just)\s+)*"
+    r"(?:(?:be|keep|stay|go) (?:quiet|silent)|keep it down|hush|shush|shut up|silence"
+    r"|no (?:sound|noise)|quiet)(?:\s+please)?"
+)
 
 # Beyond this many characters an utterance is not a spoken request; the
 # deciders see a bounded prefix (the gate still sees the whole thing).
@@ -218,22 +232,39 @@ class Router:
         )
 
     def _timed_command(self, utterance: str, now: datetime) -> Decision | None:
-        """"lock the screen in ten minutes": an act the grammar knows, with a time to come
-        around it. The decision is the act's, for the whole words, so that the handler sees
-        the time and does not run it now (`TurnHandler.act_later`). A time that says how
-        long ("for ten minutes") is no time to come."""
+        """"lock the screen in ten minutes", "mute for an hour": an act the grammar knows,
+        with a time around it, to come or to last. The decision is the act's, for the whole
+        words, so that the handler sees the time (mavend.handlers.timed): a later act is not
+        run now, and a while's end is not dropped. "Be quiet for twenty minutes" asks for
+        the sound off for a while: that is mute, not stop."""
         said = normalize(self.grammar.strip_wake_word(normalize(utterance)))
         found = find_time(said, now)
-        if found is None or found.kind == "duration" or found.when <= now:
+        if found is None or found.when <= now:
             return None
         phrase = normalize(found.phrase)
-        if phrase.startswith("for ") or f" {phrase} " not in f" {said} ":
+        lasting = lasts(found)
+        if found.kind == "duration" and not phrase.startswith("for "):
+            # "for like twenty minutes", "for about an hour": the hedge is the while's too
+            hedged = _HEDGED_FOR.search(said.replace(phrase, "\0"))
+            if hedged is None:
+                return None  # "ten minutes" alone: no act with a time around it
+            phrase = hedged.group(0).replace("\0", phrase)
+        if f" {phrase} " not in f" {said} ":
             return None
         rest = " ".join(f" {said} ".replace(f" {phrase} ", " ", 1).split())
         match = self.grammar.match(rest) if rest else None
-        if match is None or match.intent is not Intent.ACT:
-            return None
-        return replace(self._from_grammar(utterance, match, now), decided_by="grammar:timed")
+        if match is not None and match.intent is Intent.ACT:
+            return replace(self._from_grammar(utterance, match, now), decided_by="grammar:timed")
+        if lasting and _QUIET.fullmatch(rest):
+            return Decision(
+                utterance=utterance,
+                stage=Stage.GRAMMAR,
+                intent=Intent.ACT,
+                confidence=1.0,
+                slots=Slots(fn="mute", has_fn=True, text=rest),
+                decided_by="grammar:timed",
+            )
+        return None
 
     def _computed(self, utterance: str, text: str) -> Decision | None:
         """A question mavend works out or looks up itself (mavend.answers): a sum, a unit,

@@ -163,7 +163,7 @@ def _template_texts(intents: Intents, act_lists: dict[str, SlotList]) -> list[st
 
 # Politeness around a command, tried off when the words as said match nothing.
 _POLITE_START = re.compile(
-    r"^(?:(?:please|ok|okay|so|um|uh|er|erm|hey|oh|well|right|alright)\s+)*"
+    r"^(?:(?:please|ok|okay|so|um|uh|er|erm|hey|oh|well|right|alright|just)\s+)*"
     r"(?:(?:can|could|would|will) you\s+(?:please\s+)?"
     r"|i (?:want|need|would like|'d like) you to\s+|(?:please\s+))?"
 )

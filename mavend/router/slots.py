@@ -155,7 +155,15 @@ class SlotExtractor:
     # reminder ------------------------------------------------------------
     def _reminder(self, text: str, now: datetime, hints: SlotHints) -> SlotResult:
         found = self.time_of(text, now, hints)
-        task = _reminder_task(hints.task or text, *((found.phrase, found.also) if found else ()))
+        words = hints.task or text
+        if hints.time_from_grammar and hints.time_phrase and (
+            self._time_from_hints(text, now, hints) is None
+        ):
+            # The template's {when} is no time ("remind me {when} about {task}" read "remind
+            # me to stretch in about ten minutes" as when "to stretch in"): its cut of the
+            # words is wrong too, so the task comes from the whole words.
+            words = text
+        task = _reminder_task(words, *((found.phrase, found.also) if found else ()))
         kind = reminder_kind(normalize(text))
         if found is None:
             return SlotResult(Slots(text=task, kind=kind), question=when_question(kind))

@@ -32,6 +32,13 @@ and fires the first one inside it, late, once; with none inside, it waits for it
 Done on an occurrence changes nothing; a snooze is a one-off copy; cancel ends the series.
 A paused timer stays pending with `paused_left` and no job (`pending()` leaves it out).
 
+Scheduled acts. A row of kind "act" carries an allowlisted act (`ScheduledAct`): "lock the
+screen in ten minutes", the unmute after "mute for an hour". It fires like any reminder
+(exactly once); its delivery runs the act, at most once (`act_result` is committed as
+started before it runs, so a crash while it runs leaves it unrun, said so, never run
+twice), then shows what happened. Only the daemon runs it, through the allowlist as it
+stands then (`ReminderDelivery.run_act`).
+
 The table (`book.ReminderBook`, with its edits in `edits.ReminderEdits`), the jobs
 (`jobs.ReminderScheduler`) and the delivery (`delivery.ReminderDelivery`) are one module
 each.
@@ -46,9 +53,10 @@ from mavend.scheduler.delivery import (
     spoken_time,
 )
 from mavend.scheduler.jobs import ReminderScheduler, fire_job
-from mavend.scheduler.reminder import Firing, Reminder, Status
+from mavend.scheduler.reminder import ACT_KIND, Firing, Reminder, ScheduledAct, Status
 
 __all__ = [
+    "ACT_KIND",
     "REMINDER_CATEGORY",
     "REMINDER_SOUND",
     "Firing",
@@ -56,6 +64,7 @@ __all__ = [
     "ReminderBook",
     "ReminderDelivery",
     "ReminderScheduler",
+    "ScheduledAct",
     "Status",
     "fire_job",
     "firing_tag",

@@ -14,7 +14,7 @@ from typing import Any
 from mavend.errors import MavendError, NotFoundError
 from mavend.recurrence import Series
 from mavend.scheduler.edits import ReminderEdits
-from mavend.scheduler.reminder import Firing, Reminder, Status
+from mavend.scheduler.reminder import ACT_KIND, Firing, Reminder, ScheduledAct, Status
 from mavend.state.store import Store, iso, parse_iso
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ class ReminderBook(ReminderEdits):
 
     _COLUMNS = (
         "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin,"
-        " r.rule, r.rule_start, r.name, r.paused_left"
+        " r.rule, r.rule_start, r.name, r.paused_left, r.act"
     )
 
     def __init__(self, store: Store, tz: tzinfo):
@@ -58,17 +58,19 @@ class ReminderBook(ReminderEdits):
         origin: str | None = None,
         series: Series | None = None,
         name: str | None = None,
+        act: ScheduledAct | None = None,
     ) -> Reminder:
         """A new pending reminder; a `series` fires first at its start (`fire_at` is
-        ignored then: a series' fire time is always its next occurrence)."""
+        ignored then: a series' fire time is always its next occurrence). With `act`,
+        a row of kind "act" that runs it when it fires."""
         if fire_at.tzinfo is None:
             raise ValueError("a reminder's fire time must be timezone-aware")
         if series is not None:
             fire_at = series.start
         fire_at = fire_at.astimezone(self.tz).replace(microsecond=0)
         with self.store.write("saving the reminder") as conn:
-            return self._insert(conn, text, fire_at, now=now, kind=kind, origin=origin,
-                                series=series, name=name)
+            return self._insert(conn, text, fire_at, now=now, kind=ACT_KIND if act else kind,
+                                origin=origin, series=series, name=name, act=act)
 
     def _insert(
         self,
@@ -82,14 +84,16 @@ class ReminderBook(ReminderEdits):
         series: Series | None = None,
         name: str | None = None,
         snoozes: int = 0,
+        act: ScheduledAct | None = None,
     ) -> Reminder:
         cursor = conn.execute(
             "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin,"
-            " rule, rule_start, name, snoozes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rule, rule_start, name, snoozes, act) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
                 origin, series.rule if series else None,
                 iso(series.start) if series else None, name, snoozes,
+                act.dumps() if act else None,
             ),
         )
         return self._get(conn, int(cursor.lastrowid or 0))
@@ -272,6 +276,26 @@ class ReminderBook(ReminderEdits):
                 " WHERE reminder_id = ? AND due = ?",
                 (iso(now.astimezone(self.tz)), notification_id, firing.reminder.id, firing.due),
             )
+            # A scheduled act needs no "Done" from anyone: it is done once it is shown.
+            conn.execute(
+                "UPDATE reminders SET status = 'done'"
+                " WHERE id = ? AND kind = ? AND status = 'fired'",
+                (firing.reminder.id, ACT_KIND),
+            )
+
+    def act_started(self, firing: Firing) -> None:
+        """Committed before a scheduled act runs: a crash while it runs never runs it twice."""
+        self._set_act_result(firing, "", "recording a scheduled act's start")
+
+    def act_finished(self, firing: Firing, result: str) -> None:
+        self._set_act_result(firing, result or "done", "recording a scheduled act's result")
+
+    def _set_act_result(self, firing: Firing, result: str, doing: str) -> None:
+        with self.store.write(doing) as conn:
+            conn.execute(
+                "UPDATE firings SET act_result = ? WHERE reminder_id = ? AND due = ?",
+                (result[:500], firing.reminder.id, firing.due),
+            )
 
     def delivery_failed(self, firing: Firing, error: str) -> None:
         with self.store.write("recording a failed delivery") as conn:
@@ -311,7 +335,8 @@ class ReminderBook(ReminderEdits):
         with self.store.read() as conn:
             row = conn.execute(
                 "SELECT f.reminder_id, f.due FROM firings f JOIN reminders r"
-                f" ON r.id = f.reminder_id WHERE {_SHOWABLE} ORDER BY f.fired_at DESC LIMIT 1"
+                f" ON r.id = f.reminder_id WHERE {_SHOWABLE} AND r.kind != '{ACT_KIND}'"
+                " ORDER BY f.fired_at DESC LIMIT 1"
             ).fetchone()
             return None if row is None else self._firing(conn, row[0], row[1])
 
@@ -368,6 +393,7 @@ class ReminderBook(ReminderEdits):
             delivered_at=parse_iso(delivered) if delivered else None,
             notification_id=row["notification_id"],
             attempts=row["attempts"],
+            act_result=row["act_result"],
         )
 
     def _reminder(self, row: sqlite3.Row) -> Reminder:
@@ -387,4 +413,5 @@ class ReminderBook(ReminderEdits):
             series=series,
             name=row["name"],
             paused_left=row["paused_left"],
+            act=ScheduledAct.loads(row["act"]),
         )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mavend.config import Settings
 from mavend.errors import MavendError, StorageError
 from mavend.scheduler.book import Clock, ReminderBook
-from mavend.scheduler.reminder import Firing
+from mavend.scheduler.reminder import Firing, ScheduledAct
 from mavend.state.store import parse_iso
 
 if TYPE_CHECKING:
@@ -96,6 +96,9 @@ class ReminderDelivery:
         # Shown, but the record of it failed: the next round shows it in place of this.
         self._unrecorded: dict[tuple[int, str], Shown] = {}
         self._tasks: set[asyncio.Task] = set()
+        # Runs a scheduled act (blocking, off the loop) and says how it went; the daemon
+        # sets it once its handlers exist. None: an act row is reported as not run.
+        self.run_act: Callable[[ScheduledAct], str] | None = None
         notifier.on_action = self.on_action
         notifier.on_closed = self.on_closed
 
@@ -125,6 +128,8 @@ class ReminderDelivery:
         undelivered = {_firing_key(f) for f in firings}  # the rest were cancelled or snoozed
         self._unrecorded = {k: v for k, v in self._unrecorded.items() if k in undelivered}
         for firing in firings:
+            if firing.reminder.act is not None:
+                firing = await self._run_act(firing)
             try:
                 shown = await self._show(firing)
             except NotifyUnavailable as exc:
@@ -152,6 +157,32 @@ class ReminderDelivery:
                 self._unrecorded[_firing_key(firing)] = shown
         return True
 
+    async def _run_act(self, firing: Firing) -> Firing:
+        """Run a fired row's act, at most once, and keep how it went on its firing."""
+        from dataclasses import replace
+
+        act = firing.reminder.act
+        assert act is not None
+        if firing.act_result is not None:
+            if firing.act_result:  # ran; only its notice is still to show
+                return firing
+            # Started and never finished: mavend stopped while it ran. Not run again.
+            result = (f"I may not have finished: {firing.reminder.text}. mavend stopped "
+                      "while doing it, and I won't run it twice.")
+        elif not await self._record(self.book.act_started, firing):
+            return firing  # not recorded as started: not run yet; tried again next round
+        elif self.run_act is None:
+            result = f"I couldn't {firing.reminder.text}: nothing here runs acts."
+        else:
+            try:
+                result = await asyncio.to_thread(self.run_act, act)
+            except Exception as exc:  # a failing act is reported, never retried
+                log.exception("scheduled act %s failed", act.fn)
+                result = f"I couldn't {firing.reminder.text}: {exc}"
+        log.info("scheduled act %d (%s): %s", firing.reminder.id, act.fn, result)
+        await self._record(self.book.act_finished, firing, result)
+        return replace(firing, act_result=result)
+
     async def _show(self, firing: Firing) -> Shown | None:
         if not self.settings.notifications.enabled:
             log.info("reminder (notifications off): %s", firing.reminder.text)
@@ -164,6 +195,17 @@ class ReminderDelivery:
         from mavend.desktop.notify import Notification
 
         reminder = firing.reminder
+        if reminder.act is not None:  # not something to do: something mavend did
+            body = firing.act_result or reminder.text
+            if firing.late:
+                due = spoken_time(parse_iso(firing.due), self.clock())
+                body += f"\nIt was due at {due}."
+            return Notification(
+                summary="Scheduled" + (" (late)" if firing.late else ""),
+                body=body,
+                tag=firing_tag(firing),
+                category=REMINDER_CATEGORY,
+            )
         minutes = self.settings.reminders.snooze_minutes
         summary = {"timer": "Timer", "alarm": "Alarm"}.get(reminder.kind, "Reminder")
         body = reminder.text or "(no text)"

@@ -257,6 +257,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE notes ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE turns ADD COLUMN speaker TEXT NOT NULL DEFAULT ''",
     ),
+    # 11: an act mavend runs itself at a time (mavend.scheduler.ScheduledAct): "lock the
+    # screen in ten minutes", the unmute after "mute for an hour". A reminder row of kind
+    # 'act' whose `act` is {"fn", "args", "room"} (JSON); NULL for every other row. Its
+    # firing's `act_result`: NULL not started, '' started (a crash then: never run twice),
+    # else the sentence that says how it went.
+    (
+        "ALTER TABLE reminders ADD COLUMN act TEXT",
+        "ALTER TABLE firings ADD COLUMN act_result TEXT",
+    ),
 )
 
 

@@ -88,6 +88,7 @@ Rules worth knowing (all are general, none is tied to a phrase):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import datetime, time, tzinfo
 
@@ -100,7 +101,14 @@ from mavend.language.timeparse.resolve import (
     resolve_text,
 )
 
-__all__ = ["DEFAULT_TIME", "TimeResolution", "find_time", "local_zone", "resolve_time"]
+__all__ = [
+    "DEFAULT_TIME",
+    "TimeResolution",
+    "find_time",
+    "lasts",
+    "local_zone",
+    "resolve_time",
+]
 
 
 def resolve_time(
@@ -127,6 +135,16 @@ def find_time(
 ) -> TimeResolution | None:
     """Locate and resolve the time expression inside a whole utterance."""
     return resolve_text(utterance, now, prefer_future, default_time, min_score=2)
+
+
+# A time that says how long, not when: "for ten minutes", "until six", "till 3 pm".
+_LASTING = re.compile(r"(?:for|until|till|til|up to)\b")
+
+
+def lasts(found: TimeResolution) -> bool:
+    """Does the time found say how long something lasts ("for an hour", "until six"),
+    rather than when it happens ("in an hour", "at six")?"""
+    return found.kind == "duration" or _LASTING.match(found.phrase.strip().lower()) is not None
 
 
 def local_zone() -> tzinfo:
