@@ -295,8 +295,10 @@ class Daemon:
         await asyncio.to_thread(self.speakers.load)
         self.router.context_for = self.assistant.memory.context_for
         await asyncio.to_thread(self.scheduler.start)
+        # Reminders due at start-up (fired late, or while the daemon was down) are shown
+        # while the models load: their delivery needs none of them.
+        self.supervisor.add("delivery", self.delivery.run, start=True)
         services: list[tuple[str, Callable[[], Awaitable[None]]]] = [
-            ("delivery", self.delivery.run),
             ("sessions", self._prune_sessions_every),
         ]
         if self.options.dbus_api:

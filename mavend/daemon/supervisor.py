@@ -40,9 +40,12 @@ class Supervisor:
             self._start(name, run)
 
     def start_all(self, first: list[tuple[str, Service]]) -> None:
-        """Start `first` (the daemon's own services, in order), then those added before."""
+        """Start `first` (the daemon's own services, in order), then those added before
+        (one added with `start` already runs: it is not started twice)."""
         self._services[:0] = first
         for name, run in self._services:
+            if name in self._tasks and not self._tasks[name].done():
+                continue
             self._start(name, run)
 
     async def replace(self, name: str, run: Service) -> None:
