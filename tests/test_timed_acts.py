@@ -227,3 +227,17 @@ def _notifier():
     from mavend.desktop.notify import Notifier
 
     return Notifier(Settings().notifications)
+
+
+def test_an_act_with_no_opposite_runs_now_and_says_the_while_is_not_kept(
+    tmp_path: Path
+) -> None:
+    marker = tmp_path / "ran.txt"
+    assistant = make_assistant(settings_with(tmp_path, ActsSettings(allow=(
+        ActSpec(name="media_play_pause", description="play or pause the media player",
+                argv=(sys.executable, "-c", WRITE, str(marker), "toggled")),
+    ))), clock=MovableClock(NOW))
+    turn = assistant.handle_text("pause the music for five minutes")
+    assert marker.read_text() == "toggled"
+    assert turn.reply.text.endswith("I can't undo that by myself later, so it stays that way.")
+    assert reminder_rows(assistant) == []

@@ -113,17 +113,21 @@ class TimedActs:
         found: TimeResolution,
         context: TurnContext | None,
     ) -> Reply | None:
-        """The act runs now; its opposite is scheduled for the end of the while. None:
-        an act with no opposite here runs as it would have (the handler says so)."""
+        """The act runs now; its opposite is scheduled for the end of the while. An act
+        with no opposite here runs now, and the reply says the while is not kept. None: a
+        destructive act, asked about as it would have been."""
+        if act.destructive:
+            return None
         opposite = self.ctx.settings.acts.get(OPPOSITES.get(act.name, ""))
-        if act.destructive or opposite is None or opposite.destructive:
-            return None
-        valid, problem = check_args(opposite, args)
-        if problem:
-            return None
+        valid, problem = check_args(opposite, args) if opposite is not None else ({}, "")
         ran = self.acts.request(act, args, _room(context), session=_session(context))
         if ran.outcome is not Outcome.DONE:
             return ran  # nothing changed: nothing to put back
+        if opposite is None or opposite.destructive or problem:
+            # "pause the music for five minutes" with only a play/pause toggle: done now,
+            # and said plainly that nothing will undo it by itself.
+            return replace(ran, text=f"{ran.text} I can't undo that by myself later, so it "
+                                     "stays that way.")
         when = found.when.replace(microsecond=0)
         words = self._words(opposite, valid)
         back = self._schedule(opposite, valid, when, context, words, f"I'll {words}")
