@@ -51,6 +51,35 @@ def settings_with(tmp_path: Path, acts: ActsSettings) -> Settings:
     return kit_settings(tmp_path, acts=acts)
 
 
+def marking(name: str, description: str, marker: Path, mark: str, **more: object) -> ActSpec:
+    """An act that leaves `mark` in `marker` when it runs, instead of doing anything."""
+    return ActSpec(name=name, description=description,
+                   argv=(sys.executable, "-c", WRITE, str(marker), mark), **more)  # type: ignore[arg-type]
+
+
+def assistant_with(tmp_path: Path, *acts: ActSpec):
+    return make_assistant(settings_with(tmp_path, ActsSettings(allow=acts)),
+                          clock=MovableClock(NOW))
+
+
+def deliver(delivery: ReminderDelivery, rounds: int = 1) -> None:
+    """Deliver what is fired, `rounds` times, each round reporting it delivered everything."""
+    async def go() -> None:
+        try:
+            for _ in range(rounds):
+                assert await delivery.deliver_pending()
+        finally:
+            await delivery.notifier.close()
+
+    asyncio.run(go())
+
+
+def notifier():
+    from mavend.desktop.notify import Notifier
+
+    return Notifier(Settings().notifications)
+
+
 def muted(pulse: Pulse) -> bool:
     said = pulse.pactl("get-sink-mute", "@DEFAULT_SINK@").stdout.strip()
     assert said in ("Mute: yes", "Mute: no"), said
@@ -100,10 +129,9 @@ def test_an_act_for_later_runs_nothing_now_and_its_row_runs_it_when_it_fires(
     tmp_path: Path, notification_server: NotificationServer
 ) -> None:
     marker = tmp_path / "locked.txt"
-    acts = ActsSettings(allow=(ActSpec(
-        name="lock_screen", argv=(sys.executable, "-c", WRITE, str(marker), "locked"),
-        description="lock the screen"),))
-    assistant = make_assistant(settings_with(tmp_path, acts), clock=MovableClock(NOW))
+    assistant = assistant_with(
+        tmp_path, marking("lock_screen", "lock the screen", marker, "locked")
+    )
     turn = assistant.handle_text("lock the screen in ten minutes")
     assert not marker.exists(), turn.reply.text
     assert turn.reply.text.startswith("OK, I'll lock the screen at 14:10 today"), turn.reply.text
@@ -114,17 +142,9 @@ def test_an_act_for_later_runs_nothing_now_and_its_row_runs_it_when_it_fires(
     fire_at = NOW + timedelta(minutes=10)
     firing = book.fire(row["id"], row["fire_at"], now=fire_at, late=False)
     assert firing is not None and not marker.exists()  # fired: the delivery runs it
-    delivery = ReminderDelivery(book, _notifier(), assistant.settings, clock=lambda: fire_at)
+    delivery = ReminderDelivery(book, notifier(), assistant.settings, clock=lambda: fire_at)
     delivery.run_act = assistant.run_scheduled
-
-    async def deliver() -> None:
-        try:
-            assert await delivery.deliver_pending()
-            assert await delivery.deliver_pending()  # delivered: nothing runs twice
-        finally:
-            await delivery.notifier.close()
-
-    asyncio.run(deliver())
+    deliver(delivery, rounds=2)  # the second: delivered, nothing runs twice
     assert marker.read_text() == "locked"
     (shown,) = notification_server.interface.received
     assert (shown.summary, shown.body) == ("Scheduled", "Done: lock the screen.")
@@ -141,24 +161,16 @@ def test_a_row_whose_act_started_and_never_finished_is_not_run_again(
     # mavend stopped while the act ran: at the next start the row is shown as maybe
     # unfinished, and the act is not run a second time.
     marker = tmp_path / "ran.txt"
-    settings = kit_settings(tmp_path, acts=ActsSettings(allow=(ActSpec(
-        name="lock_screen", argv=(sys.executable, "-c", WRITE, str(marker), "again"),
-        description="lock the screen"),)))
+    settings = kit_settings(tmp_path, acts=ActsSettings(allow=(
+        marking("lock_screen", "lock the screen", marker, "again"),)))
     book = ReminderBook(Store.open(settings), TZ)
     row = book.add("lock the screen", NOW, now=NOW, act=ScheduledAct("lock_screen"))
     firing = book.fire(row.id, row.due, now=NOW, late=False)
     assert firing is not None
     book.act_started(firing)
-    delivery = ReminderDelivery(book, _notifier(), settings, clock=lambda: NOW)
+    delivery = ReminderDelivery(book, notifier(), settings, clock=lambda: NOW)
     delivery.run_act = lambda act: pytest.fail("run again")  # type: ignore[assignment]
-
-    async def deliver() -> None:
-        try:
-            assert await delivery.deliver_pending()
-        finally:
-            await delivery.notifier.close()
-
-    asyncio.run(deliver())
+    deliver(delivery)
     assert not marker.exists()
     (shown,) = notification_server.interface.received
     assert shown.body.startswith("I may not have finished: lock the screen.")
@@ -170,15 +182,19 @@ def test_a_scheduled_act_is_checked_against_the_allowlist_when_it_runs(
     # The config changed in between: an act taken off the list, or one that now needs a
     # yes, is not run when its row fires; an argument the slot no longer allows neither.
     marker = tmp_path / "ran.txt"
-    assistant = make_assistant(settings_with(tmp_path, ActsSettings(allow=(
-        ActSpec(name="restart_service", description="restart a user service",
-                argv=(sys.executable, "-c", WRITE, str(marker), "restarted"),
+    assistant = assistant_with(
+        tmp_path,
+        marking("restart_service", "restart a user service", marker, "restarted",
                 destructive=True),
-    ))), clock=MovableClock(NOW))
+        marking("volume_set", "set the volume to a level in percent", marker, "{level}",
+                slots={"level": ActSlot(type="int", min=0, max=100)}),
+    )
     gone = assistant.run_scheduled(ScheduledAct("lock_screen"))
     assert gone == "I didn't lock screen: it is no longer on my list of allowed actions."
     asks = assistant.run_scheduled(ScheduledAct("restart_service"))
     assert asks.endswith("it needs a spoken yes, and nobody was asked.")
+    loud = assistant.run_scheduled(ScheduledAct("volume_set", {"level": "150"}))
+    assert loud.startswith("I didn't set the volume to a level in percent (150): ")
     assert not marker.exists()
 
 
@@ -186,14 +202,13 @@ def test_a_destructive_or_two_way_act_for_later_gets_a_reminder_and_runs_nothing
     tmp_path: Path
 ) -> None:
     marker = tmp_path / "ran.txt"
-    assistant = make_assistant(settings_with(tmp_path, ActsSettings(allow=(
-        ActSpec(name="restart_service", description="restart a user service",
-                argv=(sys.executable, "-c", WRITE, str(marker), "restarted {service}"),
+    assistant = assistant_with(
+        tmp_path,
+        marking("restart_service", "restart a user service", marker, "restarted {service}",
                 destructive=True,
                 slots={"service": ActSlot(type="enum", values=("pipewire",))}),
-        ActSpec(name="media_play_pause", description="play or pause the media player",
-                argv=(sys.executable, "-c", WRITE, str(marker), "toggled")),
-    ))), clock=MovableClock(NOW))
+        marking("media_play_pause", "play or pause the media player", marker, "toggled"),
+    )
     restart = assistant.handle_text("restart pipewire in 5 minutes")
     assert "without a yes from you then, so I did nothing now" in restart.reply.text
     pause = assistant.handle_text("pause the music in 5 minutes")
@@ -223,20 +238,13 @@ def test_the_daemon_mutes_for_a_while_and_unmutes_by_itself(
     assert (row.kind, firing.act_result) == ("act", "Done: unmute the sound.")
 
 
-def _notifier():
-    from mavend.desktop.notify import Notifier
-
-    return Notifier(Settings().notifications)
-
-
 def test_an_act_with_no_opposite_runs_now_and_says_the_while_is_not_kept(
     tmp_path: Path
 ) -> None:
     marker = tmp_path / "ran.txt"
-    assistant = make_assistant(settings_with(tmp_path, ActsSettings(allow=(
-        ActSpec(name="media_play_pause", description="play or pause the media player",
-                argv=(sys.executable, "-c", WRITE, str(marker), "toggled")),
-    ))), clock=MovableClock(NOW))
+    assistant = assistant_with(
+        tmp_path, marking("media_play_pause", "play or pause the media player", marker, "toggled")
+    )
     turn = assistant.handle_text("pause the music for five minutes")
     assert marker.read_text() == "toggled"
     assert turn.reply.text.endswith("I can't undo that by myself later, so it stays that way.")

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -159,8 +160,6 @@ class ReminderDelivery:
 
     async def _run_act(self, firing: Firing) -> Firing:
         """Run a fired row's act, at most once, and keep how it went on its firing."""
-        from dataclasses import replace
-
         act = firing.reminder.act
         assert act is not None
         if firing.act_result is not None:
