@@ -49,7 +49,7 @@ def test_the_int8_graph_agrees_with_numpy_on_the_real_weights(model_dir: Path) -
     assert got.shape == (len(TEXTS), 384) and got.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     cosines = (got * want).sum(axis=1)
-    # Measured: min 0.991, mean 0.997 (int8 weights and activations against float).
+    # Measured: min 0.991-0.996, mean 0.997 (int8 weights and activations against float).
     assert cosines.min() > 0.985, dict(zip(TEXTS, cosines.round(4), strict=True))
     assert cosines.mean() > 0.995
 

@@ -18,7 +18,7 @@ from mavend.models.e5.image import E5Image
 __all__ = ["CONVERTER_VERSION", "E5Image", "convert"]
 
 # Bumped whenever the graph changes: a pull converts again when the stamp's differs.
-CONVERTER_VERSION = "e5-int8-onnx/1"
+CONVERTER_VERSION = "e5-int8-onnx/2"  # 2: weights as uint8 around 128 (graph.WEIGHT_ZERO)
 
 
 def convert(image_path: Path, onnx_path: Path, *, dense: Dense = "int8") -> Path:

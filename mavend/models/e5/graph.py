@@ -8,8 +8,9 @@ What is stored, and why:
   unpacked in the graph for the looked-up rows only: 250,037 x 384 as int8 would be
   96 MB on disk and in memory, for the few rows an utterance uses;
 - every dense layer is int8 with one scale per output column (the Q4_0 values, already
-  coarse, requantized), run as ORT's dynamic int8 pattern (DynamicQuantizeLinear +
-  MatMulInteger, fused to MatMulIntegerToFloat): ~2 ms an utterance on one thread.
+  coarse, requantized; stored as uint8 around 128, see WEIGHT_ZERO), run as ORT's
+  dynamic int8 pattern (DynamicQuantizeLinear + MatMulInteger, fused to
+  MatMulIntegerToFloat): 2-7 ms an utterance, by CPU.
   `dense="float"` keeps them float32 instead (the reference for the int8 error);
 - layer norms, attention and exact (erf) GELU in float32, BERT's post-norm order.
 """
@@ -169,7 +170,9 @@ def _dense(g: _Builder, image: E5Image, x: str, name: str, n_in: int, n_out: int
         return g.op("Add", g.op("MatMul", x, g.const(f"{name}.w", weight.copy())), bias)
     quantized, column_scale = quantize_columns(weight)
     xq, x_scale, x_zero = _dynamic_quantize(g, x)
-    product = g.op("MatMulInteger", xq, g.const(f"{name}.wq", quantized), x_zero)
+    weight_q = g.const(f"{name}.wq", as_unsigned(quantized))
+    weight_zero = g.const("weight_zero", np.uint8(WEIGHT_ZERO))
+    product = g.op("MatMulInteger", xq, weight_q, x_zero, weight_zero)
     scale = g.op("Mul", x_scale, g.const(f"{name}.ws", column_scale))
     return g.op("Add", g.op("Mul", g.op("Cast", product, to=1), scale), bias)
 
@@ -191,3 +194,16 @@ def quantize_columns(weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
     quantized = np.clip(np.rint(weight / scale), -127, 127).astype(np.int8)
     return quantized, scale
+
+
+# The weights are stored as uint8 around a zero point of 128, not as int8: on a CPU without
+# VNNI, onnxruntime multiplies uint8 x int8 with vpmaddubsw, whose int16 sum of two products
+# saturates past 32,767 (255 * 127 * 2 does). That graph read cosine 0.978 against the float
+# reference on an AVX2-only EPYC (0.999+ on a VNNI Xeon) and cost 0.3-0.7 points of routing.
+# uint8 x uint8 widens to int16 first and cannot saturate: 0.9999 on both, for ~15 % more
+# time (6.5 ms an utterance instead of 5.7 on the EPYC). bench: BENCHMARKS.md "e5 int8".
+WEIGHT_ZERO = 128
+
+
+def as_unsigned(quantized: np.ndarray) -> np.ndarray:
+    return (quantized.astype(np.int16) + WEIGHT_ZERO).astype(np.uint8)
