@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TextIO
 
 # syslog priorities, as sd-daemon(3) prefixes: journald reads them off stderr.
 _SYSLOG_PRIORITY = {
@@ -36,9 +37,39 @@ def under_systemd() -> bool:
     return bool(os.environ.get("JOURNAL_STREAM"))
 
 
+# The stream log lines are written to: stderr through a file descriptor of its own.
+_stream: TextIO | None = None
+
+
+def log_stream() -> TextIO:
+    """stderr, written through a duplicate of file descriptor 2 where it has one.
+
+    sounddevice points fd 2 at /dev/null while PortAudio initialises (to hush ALSA's
+    device probing), and the microphone's retries re-initialise it
+    (wakeword.capture.refresh_devices): a line any other thread logged in that window
+    was lost, "mavend is running" among them, one start in three with no microphone.
+    A duplicate keeps pointing at the real stderr (the journal: same stream, same
+    JOURNAL_STREAM identity) whatever fd 2 points at for a moment.
+    """
+    global _stream
+    if _stream is not None:
+        return _stream
+    try:
+        fd = sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a test, or closed
+        return sys.stderr
+    if fd != 2:
+        return sys.stderr
+    _stream = os.fdopen(
+        os.dup(fd), "w", buffering=1, encoding=sys.stderr.encoding or "utf-8",
+        errors="backslashreplace",
+    )
+    return _stream
+
+
 def setup_logging(level: str = "info", *, verbose: bool = False) -> None:
     """Configure the root logger once; `verbose` (-v) forces debug."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(log_stream())
     if under_systemd():
         handler.setFormatter(JournalFormatter("%(message)s"))
     else:
