@@ -92,7 +92,9 @@ def test_mute_and_unmute_set_the_state_said_never_toggle_it(
     assistant = make_assistant(settings_with(tmp_path, sound_acts()), clock=MovableClock(NOW))
     for said, expect in [("mute", True), ("mute the sound", True), ("unmute", False),
                          ("unmute the speakers", False), ("mute the music", True),
-                         ("turn the sound back on", False)]:
+                         ("turn the sound back on", False), ("mute yourself", True),
+                         ("mute yourself", True), ("bring the sound back", False),
+                         ("unmute yourself", False)]:
         turn = assistant.handle_text(said)
         assert turn.reply.outcome == "done", (said, turn.reply.text)
         assert muted(pulse_source) is expect, said
@@ -107,6 +109,7 @@ def test_mute_and_unmute_set_the_state_said_never_toggle_it(
         ("could you keep quiet for half an hour please", "2026-12-02 14:30"),
         ("mute the speakers until six", "2026-12-02 18:00"),
         ("silence the music till 3 pm", "2026-12-02 15:00"),
+        ("mute yourself for the next hour", "2026-12-02 15:00"),
     ],
 )
 def test_mute_for_a_while_mutes_now_and_schedules_the_unmute(
@@ -120,9 +123,34 @@ def test_mute_for_a_while_mutes_now_and_schedules_the_unmute(
         "act", "pending", back_at, "unmute the sound")
     assert ScheduledAct.loads(row["act"]) == ScheduledAct("unmute", {}, "")
     assert "unmute the sound at" in turn.reply.text, turn.reply.text
-    # "undo that" takes back the whole of it: the row is cancelled before it runs
-    assistant.handle_text("undo that")
+    # "undo that" ends the while now: the sound is back, and nothing is left to run
+    undone = assistant.handle_text("undo that")
+    assert not muted(pulse_source), undone.reply.text
     assert [r["status"] for r in reminder_rows(assistant)] == ["cancelled"]
+    assert undone.reply.text.startswith("Undone: I ran “unmute the sound” now instead of at ")
+
+
+def test_what_a_while_did_is_told_and_undoing_it_after_its_end_changes_nothing(
+    tmp_path: Path, pulse_source: Pulse  # noqa: F811
+) -> None:
+    clock = MovableClock(NOW)
+    assistant = make_assistant(settings_with(tmp_path, sound_acts()), clock=clock)
+    assistant.handle_text("mute for the next hour")
+    told = assistant.handle_text("what did you just do")
+    assert told.reply.text == "I ran “mute the sound” until 15:00 today.", told.reply.text
+    # The while is over: its row fired and ran, as the daemon's delivery runs it.
+    (row,) = reminder_rows(assistant)
+    book = ReminderBook(assistant.store, TZ)
+    clock.at = NOW + timedelta(hours=1)
+    firing = book.fire(row["id"], row["fire_at"], now=clock.at, late=False)
+    assert firing is not None
+    assert assistant.run_scheduled(ScheduledAct.loads(row["act"])) == "Done: unmute the sound."
+    book.mark_delivered(firing, None, now=clock.at)
+    assert not muted(pulse_source)
+    clock.at = NOW + timedelta(hours=1, minutes=5)
+    undone = assistant.handle_text("undo that")
+    assert "the while was already over" in undone.reply.text, undone.reply.text
+    assert not muted(pulse_source)
 
 
 def test_an_act_for_later_runs_nothing_now_and_its_row_runs_it_when_it_fires(

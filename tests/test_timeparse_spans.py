@@ -206,3 +206,23 @@ def test_fractions_in_plain_spans(text: str, seconds: int) -> None:
     got = find_time(text, WED)
     assert got is not None and got.kind == "duration", text
     assert got.duration == timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("mute for the next hour", 3600),
+        ("keep the fan on over the next hour", 3600),
+        ("lights off for the next day", 86400),
+        ("mute for the hour", 3600),
+    ],
+)
+def test_for_the_next_unit_is_a_while_of_one(text: str, seconds: int) -> None:
+    got = find_time(text, WED)
+    assert got is not None and got.kind == "duration", text
+    assert got.duration == timedelta(seconds=seconds)
+
+
+def test_in_the_next_hour_is_a_deadline_not_a_while() -> None:
+    # "call me back in the next hour": some time within it, no instant to set.
+    assert find_time("remind me in the next hour to call", WED) is None

@@ -351,17 +351,24 @@ class ActHandler:
 
     def run_scheduled(self, fn: str, args: Mapping[str, str], here: str, what: str) -> str:
         """A scheduled act's time has come (mavend.handlers.timed): run it as the allowlist
-        stands now, and say how it went. Nothing widens here: an act since taken off the
-        list, an argument it no longer allows or one that now needs a yes is not run."""
+        stands now, and say how it went."""
+        return self.run_stored(fn, args, here, what).text
+
+    def run_stored(self, fn: str, args: Mapping[str, str], here: str, what: str) -> Reply:
+        """Run an act named by stored data (a scheduled row, an undo's record) as the
+        allowlist stands now. Nothing widens here: an act since taken off the list, an
+        argument it no longer allows or one that now needs a yes is not run."""
         act = self.ctx.settings.acts.get(fn)
         if act is None:
-            return f"I didn't {what}: it is no longer on my list of allowed actions."
+            return Reply(f"I didn't {what}: it is no longer on my list of allowed actions.",
+                         Outcome.REFUSED, "not_allowed")  # fmt: skip
         if act.destructive:
-            return f"I didn't {what}: it needs a spoken yes, and nobody was asked."
+            return Reply(f"I didn't {what}: it needs a spoken yes, and nobody was asked.",
+                         Outcome.REFUSED, "needs_confirmation")  # fmt: skip
         valid, problem = check_args(act, args)
         if problem:
-            return f"I didn't {what}: {problem}"
-        return self.run(act, valid, here).text
+            return Reply(f"I didn't {what}: {problem}", Outcome.REFUSED, "bad_argument")
+        return self.run(act, valid, here)
 
     # running -------------------------------------------------------------
     def run(self, act: ActSpec, args: Mapping[str, str], here: str = "") -> Reply:

@@ -28,6 +28,7 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, 
 from mavend.handlers.reminder import ReminderHandler, set_change, stated_time
 from mavend.handlers.system import VOLUME_ACTS
 from mavend.language.timeparse import TimeResolution, find_time, lasts
+from mavend.replies import Change
 from mavend.router.decision import Decision, Intent, Slots
 from mavend.router.slots import reminder_task
 from mavend.scheduler import ScheduledAct
@@ -133,11 +134,17 @@ class TimedActs:
         back = self._schedule(opposite, valid, when, context, words, f"I'll {words}")
         if back.outcome is not Outcome.DONE:
             return replace(ran, text=f"{ran.text} {back.text}")
-        return Reply(
-            f"{ran.text} {back.text}",
-            data={**ran.data, **back.data},
-            changes=ran.changes + back.changes,
-        )
+        # One change for both halves: "undo that" ends the while now (the opposite runs,
+        # the row is cancelled). Cancelling the row alone would leave the sound muted for
+        # good, the opposite of what was asked.
+        ended = Change(
+            "act.while",
+            f"ran “{describe(act)}” until {stated_time(when, self.ctx.now())}",
+            {"ids": [back.data["reminder_id"]], "act": opposite.name, "args": valid,
+             "room": _room(context), "what": words, "at": when.strftime("%H:%M")},
+        )  # fmt: skip
+        return Reply(f"{ran.text} {back.text}", data={**ran.data, **back.data},
+                     changes=(ended,))  # fmt: skip
 
     # the row -----------------------------------------------------------------
     def _schedule(

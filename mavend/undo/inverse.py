@@ -15,9 +15,14 @@ that an undo can itself be taken back (a redo).
     list.edit / fact.edit / note.edit {id, before, after} -> the old words back
     device.set                       {act, devices} -> the allowlist's device act the other way
                                      (only devices Home Assistant reported as switched)
+    act.while                        {ids, act, args, room, what} -> the while ends now: its
+                                     scheduled opposite ("unmute the sound") runs, its row is
+                                     cancelled (an act for a while: mavend.handlers.timed)
 
 Anything else, or a change recorded as not undoable (a command that ran), is refused
-with a sentence saying why; nothing here ever runs an act.
+with a sentence saying why. The only acts run here are the way back the change itself
+recorded, checked against the allowlist as it stands: a device switched back, a while's
+opposite run early; never a destructive act.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mavend.handlers.act import ActHandler
 from mavend.handlers.common import HandlerContext
 from mavend.home.run import HomeActs
 from mavend.lists import ListBook
@@ -65,6 +71,7 @@ class Inverses:
             "list.edit": self._item_back,
             "fact.edit": self._fact_back,
             "device.set": self._switch_back,
+            "act.while": self._end_while,
         }
 
     def undo(self, change: Change) -> Undone:
@@ -244,6 +251,26 @@ class Inverses:
         said = f"turned {op} {human_list([f'the {n}' for n in switched])} again"
         redo = {"act": _SWITCHES[act.name], "devices": switched, "op": op}
         return Undone(Change("device.set", said.removesuffix(" again"), redo), said)
+
+
+    def _end_while(self, change: Change) -> Undone:
+        """"mute for an hour", then "undo that": the sound comes back now and nothing is
+        left to run later. Once the while is over there is nothing to take back."""
+        ref = change.ref
+        ids = [int(i) for i in ref.get("ids", [])]
+        what = str(ref.get("what") or "put it back")
+        if not [r.id for r in self.ctx.reminders.pending() if r.id in ids]:
+            return Undone(None, f"the while was already over: I ran “{what}” when it ended")
+        args = {str(k): str(v) for k, v in dict(ref.get("args") or {}).items()}
+        ran = ActHandler(self.ctx).run_stored(str(ref.get("act", "")), args,
+                                              str(ref.get("room") or ""), what)  # fmt: skip
+        if ran.outcome is not Outcome.DONE:  # the row stays: it still puts it back later
+            raise CannotUndo(f"I couldn't {what} just now. {ran.text}")
+        self.ctx.reminders.cancel_many(ids)
+        self.ctx.on_reminders_changed()
+        said = f"ran “{what}” now instead of at {ref.get('at') or 'the end'}"
+        return Undone(Change("act.run", said, {"act": str(ref.get("act", ""))},
+                             undoable=False), said)  # fmt: skip
 
 
 _SWITCHES = {"device_on": "device_off", "device_off": "device_on"}

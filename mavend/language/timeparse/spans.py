@@ -62,7 +62,8 @@ _DURATION_RE = re.compile(
     r"(?!\s(?:ago|before\snow|earlier)(?!\w))"  # the past is no time to remind
 )
 _WHOLE_UNIT_RE = re.compile(
-    r"(?:for\sthe|all|all\sthe|(?:for\s)?(?:a\s|the\s)?(?:whole|full|entire))\s"
+    # "for the next hour": a while, as "for an hour" (not "in the next hour", a deadline)
+    r"(?:(?:for|over)\sthe\snext|for\sthe|all|all\sthe|(?:for\s)?(?:a\s|the\s)?(?:whole|full|entire))\s"
     r"(?P<u>day|week|hour|month|night|weekend|year|morning|afternoon)(?!\w)"
 )
 
