@@ -40,6 +40,8 @@ NEGATED = [
 ]
 WITHDRAWN = [
     "no wait don't",
+    "put the kettle on forget it",
+    "set an alarm for seven actually forget about it",
     "actually forget it",
     "scratch that",
     "dont",
@@ -81,6 +83,12 @@ NOT_NEGATED = [
     # "don't listen" is the command to stop listening, not a command taken back
     "don't listen for half an hour",
     "do not listen until six",
+    # asking to keep something, said with a "don't": never a request taken back
+    "don't let me lose the receipt for the fridge it's in the blue folder",
+    "dont lose this the gate code is 1 9 7 3",
+    "the bike shed key is on the red hook don't let me forget it",
+    "our table at the restaurant is number nine dont forget that",
+    "the parcel number is 44 12 don't let me forget about it",
 ]
 
 
@@ -211,3 +219,19 @@ def test_the_route_command_shows_the_withdrawal(tmp_path: Path) -> None:
     assert decision.slots.fn == "withdrawn" and decision.slots.text == "lock the screen"
     # A system command the grammar knows stays itself.
     assert a.router.route("never mind").decided_by == "grammar"
+
+
+def test_dont_let_me_forget_it_keeps_what_was_said(tmp_path: Path) -> None:
+    """A "don't" that asks to keep something is no withdrawal: the note is written (the
+    deciders here say note; the real classifier's reading is measured in the eval)."""
+    from tests.state_kit import make_assistant
+
+    note = Classified(Intent.NOTE, 0.99, {Intent.NOTE: 0.99})
+    a = make_assistant(kit_settings(tmp_path), classifier=ScriptedClassifier({}, note))
+    said = ["the bike shed key is on the red hook don't let me forget it",
+            "dont lose this the gate code is 1 9 7 3"]
+    for text in said:
+        turn = a.handle_text(text)
+        assert turn.decision is not None and turn.decision.decided_by != "negation", text
+        assert turn.reply.outcome == "done", (text, turn.reply.text)
+    assert sorted(note.text for note, _, _ in a.ctx.notes.recent(10)) == sorted(said)

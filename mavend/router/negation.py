@@ -30,7 +30,11 @@ _NOT = r"(?:don't|dont|do not|never|please don't|please dont)"
 # A question, not a command: "don't you think", "dont i have", "never have i".
 _QUESTION_AFTER_NOT = r"(?:you|i|we|they|he|she|it|my|your|have|has)\b"
 # "do not disturb" is a mode's name; "don't forget" / "don't let me forget" is a reminder.
-_NOT_A_NEGATION = r"(?:disturb\b|forget\b|let me forget\b|let me miss\b|mind\b|listen\b(?! to\b))"
+# "don't let me lose this" / "don't lose that" asks to keep it.
+_NOT_A_NEGATION = (
+    r"(?:disturb\b|forget\b|let me (?:forget|miss|lose)\b|lose (?:this|that|it)\b|mind\b"
+    r"|listen\b(?! to\b))"
+)
 
 _LEADING = re.compile(
     rf"^{_LEAD}{_NOT}\s+(?!{_QUESTION_AFTER_NOT}|{_NOT_A_NEGATION})(?P<rest>\S.*)$"
@@ -49,8 +53,10 @@ _WHOLE = re.compile(
 )
 # What a command may end on to take it back ("set a timer for ten minutes, never mind"):
 # the words that say so alone, or a bare "don't" only after "no", "wait" or "actually".
+# "forget it" after "let me" or a "don't" asks the opposite: "... don't let me forget it".
 _ENDS_STRONG = (
-    r"(?:never ?mind|forget (?:it|that|about it)|scratch that|cancel that|don't bother"
+    r"(?:never ?mind|(?<!let me )(?<!don't )(?<!dont )(?<!not )forget (?:it|that|about it)"
+    r"|scratch that|cancel that|don't bother"
     r"|dont bother|(?:i )?changed my mind|on second thought|(?:don't|dont|do not) do anything"
     r"|do nothing)"
 )
