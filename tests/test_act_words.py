@@ -27,7 +27,7 @@ BRIDGES = [
     ("lock the front door", "lock_screen"),
     ("switch on the robot vacuum", "volume_up"),
     ("open the water valve to 40 percent", "volume_set"),
-    ("pause the sprinklers", "media_play_pause"),
+    ("pause the sprinklers", "media_pause"),
     ("could you lock the garage for me", "lock_screen"),
     ("turn the patio heater up", "volume_up"),
     ("mute the doorbell camera", "mute"),
@@ -39,7 +39,7 @@ MEANT = [
     ("lock my computer", "lock_screen"),
     ("go back a song", "media_previous"),
     ("uh lock the laptop", "lock_screen"),
-    ("pause the tunes", "media_play_pause"),
+    ("pause the tunes", "media_pause"),
     ("skip the song", "media_next"),
 ]
 

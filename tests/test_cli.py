@@ -76,7 +76,7 @@ def test_route_json_prints_a_decision_object() -> None:
 def test_route_without_json_is_readable() -> None:
     result = mavend("route", "--now", "2026-11-30T08:00:00", "pause the music")
     assert result.returncode == 0, result.stderr
-    assert "intent:     act" in result.stdout and "media_play_pause" in result.stdout
+    assert "intent:     act" in result.stdout and "media_pause" in result.stdout
 
 
 def test_bad_now_is_a_usage_error() -> None:

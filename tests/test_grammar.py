@@ -20,8 +20,10 @@ def grammar() -> CommandGrammar:
 @pytest.mark.parametrize(
     ("text", "intent", "name", "slots"),
     [
-        ("pause the music", Intent.ACT, "media_play_pause", {}),
-        ("Hey Jarvis, pause the music!", Intent.ACT, "media_play_pause", {}),
+        ("pause the music", Intent.ACT, "media_pause", {}),
+        ("stop the music", Intent.ACT, "media_pause", {}),
+        ("play the music", Intent.ACT, "media_play", {}),
+        ("Hey Jarvis, pause the music!", Intent.ACT, "media_pause", {}),
         ("jarvis next track", Intent.ACT, "media_next", {}),
         ("set the volume to 40 percent", Intent.ACT, "volume_set", {"level": "40"}),
         ("restart syncthing", Intent.ACT, "restart_service", {"service": "syncthing"}),
@@ -44,7 +46,7 @@ def grammar() -> CommandGrammar:
             {"service": "syncthing"},
         ),
         ("can you please lock the screen", Intent.ACT, "lock_screen", {}),
-        ("i want you to pause the music now", Intent.ACT, "media_play_pause", {}),
+        ("i want you to pause the music now", Intent.ACT, "media_pause", {}),
         (
             "remind me tomorrow at 9 to water the plants",
             Intent.REMINDER,
@@ -102,6 +104,27 @@ def test_act_not_on_the_allowlist_is_ignored(tmp_path: Path) -> None:
     assert grammar.match("pause the music") is None
     assert grammar.match("lock the screen") is not None
     assert all(not n.startswith("act.") or n == "act.lock_screen" for n in grammar.intent_names)
+
+
+def test_a_config_with_only_the_play_pause_toggle_keeps_its_sentences() -> None:
+    # Configs written before play and pause were two acts allowlist only the toggle.
+    settings = parse_settings(
+        '[[acts.allow]]\nname = "media_play_pause"\nargv = ["playerctl", "play-pause"]\n'
+    )
+    grammar = CommandGrammar.from_dir(paths.grammars_dir(), settings.acts)
+    for said in ("pause the music", "play the music", "resume", "play pause"):
+        match = grammar.match(said)
+        assert match is not None and match.name == "media_play_pause", said
+    assert "act.media_pause" not in grammar.intent_names
+
+
+def test_play_and_pause_are_two_acts_by_default(grammar: CommandGrammar) -> None:
+    for said, name in [("pause the music", "media_pause"), ("stop the music", "media_pause"),
+                       ("pause", "media_pause"), ("play the music", "media_play"),
+                       ("resume", "media_play"), ("start the music again", "media_play")]:
+        match = grammar.match(said)
+        assert match is not None and match.name == name, said
+    assert grammar.match("play pause") is None  # the toggle is not on the default list
 
 
 def test_slot_values_come_from_the_config(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def test_a_new_lamp_is_one_entry_and_routes_at_stage_0() -> None:
         ("set the heating to 21 degrees", "heating_set", {"temperature": "21"}),
         # what routed before the home grammar still does
         ("set the volume to 30", "volume_set", {"level": "30"}),
-        ("play the music", "media_play_pause", {}),
+        ("play the music", "media_play", {}),
         ("lock the screen", "lock_screen", {}),
     ],
 )  # fmt: skip

@@ -128,7 +128,7 @@ def test_the_installed_mavend_routes_grammar_commands(installed: Path, tmp_path:
     assert decision["slots"]["time"] == "2026-11-30T08:10:00+01:00"
     pause = run_installed(installed, "mavend", "route", "--json", "pause the music", cwd=tmp_path)
     assert pause.returncode == 0, pause.stderr
-    assert json.loads(pause.stdout)["slots"]["fn"] == "media_play_pause"
+    assert json.loads(pause.stdout)["slots"]["fn"] == "media_pause"
 
 
 def test_the_installed_mavend_says_pulls_and_installs_its_unit(

@@ -266,6 +266,26 @@ def test_the_daemon_mutes_for_a_while_and_unmutes_by_itself(
     assert (row.kind, firing.act_result) == ("act", "Done: unmute the sound.")
 
 
+def test_pause_for_a_while_pauses_now_and_schedules_play(tmp_path: Path) -> None:
+    # Play and pause are two acts (the shipped ones run playerctl play / pause): the music
+    # is paused now and played again by the row; "stop the music" never starts it.
+    marker = tmp_path / "player.txt"
+    assistant = assistant_with(
+        tmp_path,
+        marking("media_play", "play the media player", marker, "playing"),
+        marking("media_pause", "pause the media player", marker, "paused"),
+    )
+    turn = assistant.handle_text("stop the music for five minutes")
+    assert marker.read_text() == "paused", turn.reply.text
+    (row,) = reminder_rows(assistant)
+    assert (row["kind"], local_fire_at(row)) == ("act", "2026-12-02 14:05")
+    assert ScheduledAct.loads(row["act"]) == ScheduledAct("media_play", {}, "")
+    assert assistant.handle_text("stop the music").reply.outcome == "done"
+    assert marker.read_text() == "paused"  # said twice: still paused, never toggled
+    undone = assistant.handle_text("undo the last two")
+    assert marker.read_text() == "playing", undone.reply.text
+
+
 def test_an_act_with_no_opposite_runs_now_and_says_the_while_is_not_kept(
     tmp_path: Path
 ) -> None:

@@ -172,7 +172,7 @@ def test_streaming_scores_equal_openwakeword_with_and_without_the_energy_gate() 
     ("command", "voice", "intent", "name", "endpoint"),
     [
         ("lock the screen", "en-us+f3", "act", "lock_screen", "grammar"),
-        ("pause the music", "en-us", "act", "media_play_pause", "grammar"),
+        ("pause the music", "en-us", "act", "media_pause", "grammar"),
         ("set a timer for ten minutes", "en-us+f3", "reminder", "timer", "slots"),
         ("remind me to call the plumber tomorrow", "en-us", "reminder", "remind", "silence"),
     ],

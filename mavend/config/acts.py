@@ -147,11 +147,14 @@ class ActSpec:
 def _default_acts() -> tuple[ActSpec, ...]:
     # Harmless by default: media keys, volume, screen lock; restarting a user
     # service is limited to a short list and needs a spoken confirmation.
+    # Play and pause are two acts, not playerctl's play-pause toggle: a toggle said
+    # "stop the music" to a paused player would start it, and could not be undone later.
     return (
         ActSpec(
-            name="media_play_pause",
-            argv=("playerctl", "play-pause"),
-            description="play or pause the media player",
+            name="media_play", argv=("playerctl", "play"), description="play the media player"
+        ),
+        ActSpec(
+            name="media_pause", argv=("playerctl", "pause"), description="pause the media player"
         ),
         ActSpec(
             name="media_next", argv=("playerctl", "next"), description="skip to the next track"

@@ -35,10 +35,11 @@ from mavend.scheduler import ScheduledAct
 from mavend.scheduler.edits import check_text
 
 # An act and the act that undoes it, for "for a while" (both ways). Only pairs whose
-# second half puts back what the first changed; a toggle (play/pause) has no opposite,
+# second half puts back what the first changed; a toggle (play-pause) has no opposite,
 # and a lock's opposite needs a spoken yes.
 OPPOSITES = {
     "mute": "unmute",
+    "media_pause": "media_play",
     "device_on": "device_off",
     "lights_on": "lights_off",
     "device_mute": "device_unmute",

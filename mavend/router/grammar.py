@@ -187,6 +187,11 @@ def _wake_word_pattern(wake_words: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(rf"^\s*(?:(?:hey|ok|okay)\s+)?(?:{alternatives})\b[\s,]*")
 
 
+# A config from before play and pause were two acts allowlists only playerctl's toggle:
+# the play and pause sentences go to it (as they did then) rather than unheard.
+STAND_INS = {"media_play": "media_play_pause", "media_pause": "media_play_pause"}
+
+
 def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
     merged: dict = {"language": "en", "intents": {}, "lists": {}, "expansion_rules": {}}
     allowed = {a.name for a in acts.allow}
@@ -199,8 +204,11 @@ def _load_intents(files: list[Path], acts: ActsSettings) -> Intents:
             _check_intent_name(path, name, allowed)
             _check_metadata(path, name, body)
             if name.startswith("act.") and name[4:] not in allowed:
-                _log_ignored_once(path, name)
-                continue
+                stand_in = STAND_INS.get(name[4:], "")
+                if stand_in not in allowed:
+                    _log_ignored_once(path, name)
+                    continue
+                name = f"act.{stand_in}"
             if name in merged["intents"]:  # one intent in two files (English, Russian)
                 known = merged["intents"][name]
                 merged["intents"][name] = {
