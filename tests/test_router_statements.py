@@ -13,7 +13,7 @@ import pytest
 from mavend import paths
 from mavend.router.classifier import CentroidClassifier, UseEmbedder
 from mavend.router.decision import Intent
-from mavend.router.statement import is_statement
+from mavend.router.statement import asks_whether, is_statement
 from tests.conftest import require_model
 from tests.state_kit import kit_router, kit_settings
 
@@ -68,3 +68,40 @@ def test_statements_are_kept_and_the_questions_for_them_stay_questions(router) -
     questions = rows("questions")
     asked = [t for t in questions if router.route(t).intent is Intent.QUERY]
     assert len(asked) >= 13, sorted(set(questions) - set(asked))  # 13 of 15, as before
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("are all the plugs switched off downstairs", True),
+        ("is the landing light still on", True),
+        ("did i leave the heating on", True),
+        ("have the kids turned the telly off yet", True),
+        ("hey is the back door locked", True),
+        ("isn't the porch light meant to be off by now", True),
+        ("does the fan in the loft work", True),
+        ("turn the plugs off downstairs", False),
+        ("have a look at the thermostat", False),  # "have" as a command
+        ("do the bedtime lights", False),
+        ("is", False),
+        ("can you switch the landing light off", False),  # a request, not a question
+        ("are you listening", False),  # to the assistant: the deciders judge it
+    ],
+)
+def test_what_counts_as_a_yes_no_question(text: str, asks: bool) -> None:
+    assert asks_whether(text) is asks
+
+
+def test_a_yes_no_question_is_never_acted_on(tmp_path: Path) -> None:
+    """Deciders that read every sentence as a confident act: the question is answered (a
+    query), the command with the same words is still a command."""
+    from tests.scripted import Classified, ScriptedClassifier
+
+    act = Classified(Intent.ACT, 0.99, {Intent.ACT: 0.99})
+    settings = kit_settings(tmp_path)
+    router = kit_router(settings, lambda: NOW, classifier=ScriptedClassifier({}, act))
+    asked = router.route("are all the switches turned on in the loft")
+    assert (asked.intent, asked.decided_by.endswith("+question")) == (Intent.QUERY, True)
+    assert not asked.slots.has_fn
+    told = router.route("turn all the switches on in the loft")
+    assert told.intent is Intent.ACT

@@ -26,7 +26,7 @@ from mavend.router.negation import withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
-from mavend.router.statement import is_statement
+from mavend.router.statement import asks_whether, is_statement
 
 log = logging.getLogger(__name__)
 
@@ -365,6 +365,12 @@ class Router:
                 intent=Intent.NOTE,
                 decided_by=f"{picked.decided_by}+statement",
                 out_of_scope=False,
+            )
+        if picked.intent is Intent.ACT and asks_whether(text):
+            # "are all the switches turned on upstairs?" shares its words with the command
+            # to turn them on: a question about a state is answered, never acted on.
+            picked = replace(
+                picked, intent=Intent.QUERY, decided_by=f"{picked.decided_by}+question"
             )
         intent, confidence, decided_by = picked.intent, picked.confidence, picked.decided_by
         candidates = picked.ranking[:3]

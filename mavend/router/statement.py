@@ -1,4 +1,6 @@
-"""A plain statement of the owner's own value ("my dentist is doctor patel", "our wifi
+"""Sentence forms the deciders read by their words alone.
+
+A plain statement of the owner's own value ("my dentist is doctor patel", "our wifi
 password is sunflower22") is something to keep, never a question to answer.
 
 The deciders (embedding, LLM) read it by its words, which it shares with the question it
@@ -46,3 +48,19 @@ def is_statement(text: str) -> bool:
         return False
     value = said[found.end() - 1 :].split(maxsplit=1)[0].strip(",.!")
     return not (value.endswith("ing") and value not in _ING_THINGS)
+
+
+# A yes/no question about how things are: "are all the lights off", "is the heating on",
+# "have the lights in the garden gone off". Not a request ("can you", "will you") and not
+# an imperative "have"/"do" ("have a look", "do the dishes playlist").
+_YES_NO = re.compile(
+    rf"^{_FILLER}(?:is|are|was|were|isn't|aren't|wasn't|weren't|isnt|arent|does|did|doesn't"
+    r"|didn't|doesnt|didnt|(?:has|have|hasn't|haven't)(?=\s+(?:the|my|our|all|any|i|we|they"
+    r"|he|she|it|everyone|everybody|someone|somebody)\b))\s+(?!you\b|u\b)\S"
+)
+
+
+def asks_whether(text: str) -> bool:
+    """`text` (normalized) opens as a yes/no question: it asks how things are, and never
+    asks to change them, whatever its words ("are all the switches turned on upstairs")."""
+    return _YES_NO.match(text.strip().lower()) is not None
