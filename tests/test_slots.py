@@ -35,3 +35,46 @@ def test_first_number_in_a_sentence() -> None:
     assert first_number("set the volume to thirty five percent please") == 35
     assert first_number("volume 7") == 7
     assert first_number("louder please") is None
+
+
+# A system command the deciders picked gets its name from words that name it: the fuzzy
+# score alone once turned "lower the volume" and "turn off" into louder.
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("could you speak a bit louder", "louder"),
+        ("bring your voice up a touch", "louder"),
+        ("take the sound down a little", "quieter"),
+        ("lower your volume", "quieter"),
+        ("a little quieter please", "quieter"),
+        ("right that's enough stop", "stop"),
+        ("oops cancel that", "cancel"),
+        ("sorry what did you just say", "repeat"),
+        ("say the last bit again", "repeat"),
+        ("what kind of things can you do", "help"),
+        ("turn the microphone off for a bit", "pause_listening"),
+        ("you can start listening again", "resume_listening"),
+        ("carry on listening", "resume_listening"),
+        # named by nothing: no command, never a guess
+        ("turn off", ""),
+        ("turn on", ""),
+        ("wake me", ""),
+        ("wake up", ""),
+        ("not so loud please", ""),
+        ("more detail please", ""),
+        ("set the volume to eight", ""),
+        ("can you sound a bit more irish", ""),  # "sound" the verb: a voice, not a level
+        ("a little less volume please", "quieter"),
+    ],
+)
+def test_a_system_command_is_named_by_its_words(text: str, command: str) -> None:
+    from datetime import datetime
+
+    from mavend.config import Settings
+    from mavend.router.decision import Intent
+    from mavend.router.slots import SlotExtractor, SlotHints
+
+    got = SlotExtractor(Settings().acts).extract(
+        Intent.SYSTEM, text, datetime(2026, 12, 6, 12, 0), SlotHints()
+    )
+    assert got.slots.fn == command, text

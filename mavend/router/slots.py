@@ -257,13 +257,53 @@ class SlotExtractor:
         return SlotResult(Slots(key=key, value=value, has_key=bool(key), text=text))
 
 
+# A system command is taken only for words that name it, never for the words commands
+# share: a fuzzy score alone read "turn off" and "lower the volume" as louder ("turn the
+# volume up") and "wake me" as stop listening ("... the wake word"). Each command lists
+# word sets the words must meet, every one of them (what, and which way).
+_LISTEN = frozenset({"listen", "listening", "mic", "microphone"})
+_SOUND = frozenset({"volume", "sound", "audio", "yourself", "voice", "speaker"})
+_UP = frozenset({"up", "raise", "increase", "boost"})
+_DOWN = frozenset({"down", "lower", "decrease", "reduce"})
+_VOLUME = frozenset({"volume", "audio"})  # "more" and "less" go with these only
+# Each command: alternatives, each a tuple of word sets that the words must all meet.
+_SYSTEM_WORDS: dict[str, tuple[tuple[frozenset[str], ...], ...]] = {
+    "stop": ((frozenset({"stop", "halt", "quiet", "silence", "shush", "hush", "enough"}),),),
+    "cancel": ((frozenset({"cancel", "abort"}),),),
+    "repeat": ((frozenset({"repeat", "pardon"}),),),
+    "help": ((frozenset({"help", "commands"}),),),
+    "louder": ((frozenset({"louder"}),), (_UP, _SOUND), (frozenset({"more"}), _VOLUME)),
+    "quieter": ((frozenset({"quieter", "softer"}),), (_DOWN, _SOUND),
+                (frozenset({"less"}), _VOLUME)),
+    "pause_listening": ((_LISTEN, frozenset({"stop", "pause", "off", "dont", "don't", "mute",
+                                             "quit"})),),
+    "resume_listening": ((_LISTEN, frozenset({"start", "resume", "on", "again", "unmute",
+                                              "back", "keep", "carry"})),),
+}  # fmt: skip
+# Asked in a sentence rather than named by a word.
+_SYSTEM_PHRASES = (
+    ("repeat", re.compile(r"\b(?:what did you (?:just )?say|say(?: \w+){0,3} again|say what"
+                          r"|come again)\b")),
+    ("help", re.compile(r"\bwhat (?:(?:else|kind of things|jobs) )?(?:can|could|should) "
+                        r"(?:you|i) (?:\w+ )?(?:do|say|ask|handle)\b")),
+)  # fmt: skip
+
+
 def _match_system(text: str) -> str:
-    best = process.extractOne(
-        normalize(text),
-        {name: f"{name.replace('_', ' ')} {desc}" for name, desc in SYSTEM_COMMANDS.items()},
-        scorer=fuzz.token_set_ratio,
-        score_cutoff=60,
-    )
+    """The system command `text` names, or ""; a fuzzy score only breaks a tie."""
+    said = normalize(text)
+    for name, phrase in _SYSTEM_PHRASES:
+        if phrase.search(said):
+            return name
+    words = set(said.split())
+    named = {
+        name: f"{name.replace('_', ' ')} {SYSTEM_COMMANDS[name]}"
+        for name, alternatives in _SYSTEM_WORDS.items()
+        if any(all(words & needed for needed in sets) for sets in alternatives)
+    }
+    if len(named) < 2:
+        return next(iter(named), "")
+    best = process.extractOne(said, named, scorer=fuzz.token_set_ratio)
     return best[2] if best else ""
 
 
