@@ -1,7 +1,8 @@
 """Sentence forms the deciders read by their words alone.
 
 A plain statement of the owner's own value ("my dentist is doctor patel", "our wifi
-password is sunflower22") is something to keep, never a question to answer.
+password is sunflower22") or of where a thing is ("the spare key is under the blue pot",
+"i've left the torch in the van") is something to keep, never a question to answer.
 
 The deciders (embedding, LLM) read it by its words, which it shares with the question it
 answers ("what's my dentist called"), and send some of them to `query`: nothing is
@@ -38,12 +39,45 @@ _ING_THINGS = frozenset(
 )
 
 
+# Where a thing is: "the spare key is under the blue pot", "our passports are kept in the
+# safe", "i've left the torch in the van". The place after the preposition is a thing
+# with an owner or an article, not a time ("on the 4th", "in the morning").
+_PREP = (
+    r"(?:in|inside|under|underneath|beneath|behind|on|on top of|at|next to|beside|by|above"
+    r"|below|between|in between|at the back of|in the back of|round the back of)"
+)
+_OWNER = r"(?:the|my|our|a|an|his|her|their|your|[a-z]+'s)"
+_NOT_A_PLACE = (
+    r"(?:\d\w*|first|second|third|fourth|fifth|last|next|morning|afternoon|evening|night"
+    r"|weekend|week|month|year|moment|minute|end|start|middle|beginning|way|mood|meantime"
+    r"|past|future|process|post|mail|phone|news|works|cards|pipeline|dark|same)\b"
+)
+_PLACED = re.compile(
+    rf"^{_FILLER}(?:the|my|our|his|her|their|[a-z]+'s)\s+"
+    rf"(?:(?!{_BE}\b|{_PREP}\b)[\w'-]+\s+){{0,5}}?[\w-]*(?:\s+{_BE}|'s|'re|\s+'s)\s+"
+    r"(?:(?:kept|hidden|stored|left|stashed|tucked away|parked|hanging|sitting|lying)\s+)?"
+    rf"{_PREP}\s+{_OWNER}\s+(?!{_NOT_A_PLACE})\w"
+)
+_PUT = re.compile(
+    rf"^{_FILLER}(?:i|we|i've|we've|i have|we have)\s+(?:just\s+)?"
+    r"(?:put|hidden|hid|left|stashed|stored|kept|moved|parked|tucked)\s+"
+    rf"(?:[\w'-]+\s+){{1,6}}{_PREP}\s+{_OWNER}\s+(?!{_NOT_A_PLACE})\w"
+)
+# A request said in the same breath makes it no plain statement ("the sun is in my eyes
+# can you close the blinds").
+_REQUEST = re.compile(r"\b(?:can you|could you|would you|will you|please|remind me|put that)\b")
+
+
 def is_statement(text: str) -> bool:
-    """`text` (normalized: lower case, the wake word gone) states an own value."""
+    """`text` (normalized: lower case, the wake word gone) states an own value, or where
+    a thing is."""
     said = text.strip().lower()
     if "?" in said or _ASKS.match(said):
         return False
-    found = _STATES.match(said.rstrip(".!"))
+    bare = said.rstrip(".!")
+    if (_PLACED.match(bare) or _PUT.match(bare)) and not _REQUEST.search(bare):
+        return True
+    found = _STATES.match(bare)
     if found is None:
         return False
     value = said[found.end() - 1 :].split(maxsplit=1)[0].strip(",.!")
