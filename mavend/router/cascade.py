@@ -21,7 +21,7 @@ from typing import Protocol
 from mavend.language.timeparse import find_time, lasts
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
-from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
+from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize, strip_politeness
 from mavend.router.negation import withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
@@ -36,11 +36,11 @@ _HEDGED_FOR = re.compile(
     r"\bfor (?:(?:like|about|around|roughly|approximately|maybe|say|just|only|the next|next"
     r"|another|a further)\s+)*\0"
 )
-# Asking for quiet, which for a while is the sound muted: "be quiet", "keep it down", "hush".
+# Asking for quiet, which for a while is the sound muted: "be quiet", "keep it down", "hush"
+# (matched once the politeness around it is off: grammar.strip_politeness).
 _QUIET = re.compile(
-    r"(?:(?:please|can you|could you|just)\s+)*"
     r"(?:(?:be|keep|stay|go) (?:quiet|silent)|keep it down|hush|shush|shut up|silence"
-    r"|no (?:sound|noise)|quiet)(?:\s+please)?"
+    r"|no (?:sound|noise)|quiet)"
 )
 
 # Beyond this many characters an utterance is not a spoken request; the
@@ -255,7 +255,7 @@ class Router:
         match = self.grammar.match(rest) if rest else None
         if match is not None and match.intent is Intent.ACT:
             return replace(self._from_grammar(utterance, match, now), decided_by="grammar:timed")
-        if lasting and _QUIET.fullmatch(rest):
+        if lasting and _QUIET.fullmatch(strip_politeness(rest)):
             return Decision(
                 utterance=utterance,
                 stage=Stage.GRAMMAR,

@@ -108,7 +108,7 @@ class CommandGrammar:
         found = self._match(normalized)
         if found is None:
             # "could you restart syncthing for me please" is "restart syncthing", said kindly.
-            core = _POLITE_END.sub("", _POLITE_START.sub("", normalized)).strip()
+            core = strip_politeness(normalized)
             if core and core != normalized:
                 found = self._match(core)
         return found
@@ -170,6 +170,11 @@ _POLITE_START = re.compile(
 _POLITE_END = re.compile(
     r"(?:\s+(?:for me|please|thanks|thank you|now|right now|(?:would|will|can|could) you))+$"
 )
+
+
+def strip_politeness(normalized: str) -> str:
+    """The command inside its politeness: "could you keep it down please" -> "keep it down"."""
+    return _POLITE_END.sub("", _POLITE_START.sub("", normalized)).strip()
 
 
 def normalize(text: str) -> str:
