@@ -153,6 +153,21 @@ def test_what_a_while_did_is_told_and_undoing_it_after_its_end_changes_nothing(
     assert not muted(pulse_source)
 
 
+def test_undoing_a_while_whose_end_was_cancelled_runs_nothing(tmp_path: Path) -> None:
+    marker = tmp_path / "sound.txt"
+    assistant = assistant_with(
+        tmp_path,
+        marking("mute", "mute the sound", marker, "muted"),
+        marking("unmute", "unmute the sound", marker, "unmuted"),
+    )
+    assistant.handle_text("mute for an hour")
+    (row,) = reminder_rows(assistant)
+    ReminderBook(assistant.store, TZ).cancel(row["id"])  # the unmute called off elsewhere
+    undone = assistant.handle_text("undo that")
+    assert "had been cancelled already" in undone.reply.text, undone.reply.text
+    assert marker.read_text() == "muted"
+
+
 def test_an_act_for_later_runs_nothing_now_and_its_row_runs_it_when_it_fires(
     tmp_path: Path, notification_server: NotificationServer
 ) -> None:

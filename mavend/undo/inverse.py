@@ -35,6 +35,7 @@ from mavend.handlers.common import HandlerContext
 from mavend.home.run import HomeActs
 from mavend.lists import ListBook
 from mavend.replies import Change, Outcome, human_list
+from mavend.scheduler import Status
 
 
 @dataclass(frozen=True)
@@ -252,14 +253,16 @@ class Inverses:
         redo = {"act": _SWITCHES[act.name], "devices": switched, "op": op}
         return Undone(Change("device.set", said.removesuffix(" again"), redo), said)
 
-
     def _end_while(self, change: Change) -> Undone:
         """"mute for an hour", then "undo that": the sound comes back now and nothing is
         left to run later. Once the while is over there is nothing to take back."""
         ref = change.ref
         ids = [int(i) for i in ref.get("ids", [])]
         what = str(ref.get("what") or "put it back")
-        if not [r.id for r in self.ctx.reminders.pending() if r.id in ids]:
+        rows = [r for r in self.ctx.reminders.list(statuses=None) if r.id in ids]
+        if not any(r.status is Status.PENDING for r in rows):
+            if any(r.status is Status.CANCELLED for r in rows):
+                return Undone(None, f"“{what}” had been cancelled already, so it stays as it is")
             return Undone(None, f"the while was already over: I ran “{what}” when it ended")
         args = {str(k): str(v) for k, v in dict(ref.get("args") or {}).items()}
         ran = ActHandler(self.ctx).run_stored(str(ref.get("act", "")), args,
