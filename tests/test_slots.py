@@ -17,6 +17,13 @@ from mavend.router.slots import extract_fact, first_number, parse_number
         ("call me dad", "name", "dad"),
         ("i watered the plants", "watered", "the plants"),
         ("what a lovely day", "", ""),
+        ("weighed myself this morning 84 kilos", "", ""),  # the number not next to it
+        ("weighed in at 71.5 kg", "weight", "71.5 kg"),
+        ("i weighed myself 12 stone 4", "weight", "12 stone 4"),
+        ("the bathroom scales said 79 kilos", "weight", "79 kilos"),
+        ("the scales say i'm 68 kg", "weight", "68 kg"),
+        ("my weight is 80.5 kilos", "weight", "80.5 kilos"),  # the point kept
+        ("I slept 7.5 hours.", "sleep", "7.5 hours"),
     ],
 )
 def test_facts_get_a_key_and_a_value(text: str, key: str, value: str) -> None:

@@ -438,6 +438,17 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
     (re.compile(r"\bi (?:just )?slept (?:for )?(?P<v>.+)"), lambda m: ("sleep", m["v"])),
     (re.compile(r"\bmy (?P<k>[a-z ]{2,30}?) (?:is|was|are) (?P<v>.+)"), lambda m: (m["k"], m["v"])),
     (re.compile(r"\bi weigh (?P<v>.+)"), lambda m: ("weight", m["v"])),
+    # A reading said off the scales: "weighed myself 84 kilos", "the scales say 13 stone".
+    (
+        re.compile(r"\b(?:i )?weighed (?:myself |in )?(?:at )?(?P<v>\d.*)"),
+        lambda m: ("weight", m["v"]),
+    ),
+    (
+        re.compile(
+            r"\bscales? (?:says?|said|reads?|read|shows?|showed) (?:i'?m |i am )?(?P<v>\d.*)"
+        ),
+        lambda m: ("weight", m["v"]),
+    ),
     (
         re.compile(
             r"\bi (?:just )?(?:drank|had|ate|took) (?P<q>(?:a|an|one|two|three|\d+) "
@@ -461,9 +472,14 @@ def _quantity(spoken: str | None) -> str:
     return "1" if quantity in ("", "a", "an", "one") else quantity
 
 
+# normalize() drops every full stop, decimal points too: "80.5 kilos" became "80 5 kilos".
+_DECIMAL = re.compile(r"(?<=\d)\.(?=\d)")
+_DECIMAL_MARK = "zzdecimalzz"  # letters: normalize() keeps them
+
+
 def extract_fact(text: str) -> tuple[str, str]:
     """A (key, value) for a first-person statement, or ("", "") when none is found."""
-    normalized = normalize(text)
+    normalized = normalize(_DECIMAL.sub(_DECIMAL_MARK, text)).replace(_DECIMAL_MARK, ".")
     for pattern, build in _FACT_PATTERNS:
         if match := pattern.search(normalized):
             key, value = build(match)
