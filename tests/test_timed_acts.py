@@ -62,6 +62,12 @@ def assistant_with(tmp_path: Path, *acts: ActSpec):
                           clock=MovableClock(NOW))
 
 
+def two_way_assistant(tmp_path: Path, marker: Path, *acts: tuple[str, str, str]):
+    """An assistant whose acts (name, description, mark) each leave their mark in `marker`."""
+    acts_made = (marking(name, said, marker, mark) for name, said, mark in acts)
+    return assistant_with(tmp_path, *acts_made)
+
+
 def deliver(delivery: ReminderDelivery, rounds: int = 1) -> None:
     """Deliver what is fired, `rounds` times, each round reporting it delivered everything."""
     async def go() -> None:
@@ -155,11 +161,8 @@ def test_what_a_while_did_is_told_and_undoing_it_after_its_end_changes_nothing(
 
 def test_undoing_a_while_whose_end_was_cancelled_runs_nothing(tmp_path: Path) -> None:
     marker = tmp_path / "sound.txt"
-    assistant = assistant_with(
-        tmp_path,
-        marking("mute", "mute the sound", marker, "muted"),
-        marking("unmute", "unmute the sound", marker, "unmuted"),
-    )
+    assistant = two_way_assistant(tmp_path, marker, ("mute", "mute the sound", "muted"),
+                                  ("unmute", "unmute the sound", "unmuted"))
     assistant.handle_text("mute for an hour")
     (row,) = reminder_rows(assistant)
     ReminderBook(assistant.store, TZ).cancel(row["id"])  # the unmute called off elsewhere
@@ -285,11 +288,9 @@ def test_pause_for_a_while_pauses_now_and_schedules_play(tmp_path: Path) -> None
     # Play and pause are two acts (the shipped ones run playerctl play / pause): the music
     # is paused now and played again by the row; "stop the music" never starts it.
     marker = tmp_path / "player.txt"
-    assistant = assistant_with(
-        tmp_path,
-        marking("media_play", "play the media player", marker, "playing"),
-        marking("media_pause", "pause the media player", marker, "paused"),
-    )
+    assistant = two_way_assistant(tmp_path, marker,
+                                  ("media_play", "play the media player", "playing"),
+                                  ("media_pause", "pause the media player", "paused"))
     turn = assistant.handle_text("stop the music for five minutes")
     assert marker.read_text() == "paused", turn.reply.text
     (row,) = reminder_rows(assistant)
