@@ -127,6 +127,22 @@ def test_play_and_pause_are_two_acts_by_default(grammar: CommandGrammar) -> None
     assert grammar.match("play pause") is None  # the toggle is not on the default list
 
 
+def test_devices_without_rooms_leave_the_grammar_working() -> None:
+    # No device names a room, so no {room} values: hassil raised on the list it was never
+    # given, at every match, and every spoken command was dropped (typed ones fell through).
+    settings = parse_settings(
+        '[[devices]]\nname = "driveway gate"\ntype = "cover"\nhomeassistant = "cover.gate"\n'
+        '[[devices]]\nname = "study fan"\ntype = "fan"\nhomeassistant = "fan.study"\n'
+        '[[devices]]\nname = "desk lamp"\ntype = "light"\nhomeassistant = "light.desk"\n'
+    )
+    grammar = CommandGrammar.from_dir(paths.grammars_dir(), settings.acts)
+    for said, name in [("open the driveway gate", "device_open"), ("turn on the study fan", None),
+                       ("turn on the desk lamp", None), ("lock the screen", "lock_screen")]:
+        match = grammar.match(said)
+        assert match is not None and (name is None or match.name == name), said
+    assert grammar.match("turn on the lights in the kitchen") is None  # no such room
+
+
 def test_slot_values_come_from_the_config(tmp_path: Path) -> None:
     settings = parse_settings(
         '[[acts.allow]]\nname = "restart_service"\nargv = ["systemctl", "restart", "{service}"]\n'

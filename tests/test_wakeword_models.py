@@ -300,6 +300,17 @@ def test_a_follow_up_turn_needs_no_wake_word(front) -> None:
     assert transcripts[0].text.strip(".!").lower() == "yes"
 
 
+def test_a_follow_up_that_says_the_name_again_is_just_the_command(front) -> None:
+    # After a question people often say the name anyway: it is not part of the command.
+    front_end, _events = front
+    front_end.listen_now()
+    said = concat(silence(0.3), trim(espeak("hey jarvis", "en-us", 170)), silence(0.15),
+                  trim(espeak("lock the screen", "en-us", 170)), silence(1))
+    transcripts = of(Transcript, listen(front, said))
+    assert len(transcripts) == 1, transcripts
+    assert normalize_words(transcripts[0].text) == "lock the screen", transcripts
+
+
 @pytest.mark.parametrize(
     ("command", "voice", "heard"),
     [

@@ -76,7 +76,7 @@ def _garbled_restart(keys: list[str]) -> int:
             between, rest = keys[size:start], keys[start:]
             if len("".join(between)) >= len(first_letters):
                 break
-            if any(_carries_meaning(w) for w in between):
+            if any(carries_meaning(w) for w in between):
                 break
             if len("".join(rest)) > len(first_letters) and _restarts(rest, size):
                 return size
@@ -104,13 +104,13 @@ def _restarts(keys: list[str], size: int) -> bool:
 
 def _same_meaning_words(first: list[str], rest: list[str]) -> bool:
     """No number or polarity word in the copies that the first copy does not have."""
-    allowed = Counter(w for w in first if _carries_meaning(w))
+    allowed = Counter(w for w in first if carries_meaning(w))
     for start in range(0, len(rest), len(first)):
-        copy = Counter(w for w in rest[start : start + len(first)] if _carries_meaning(w))
+        copy = Counter(w for w in rest[start : start + len(first)] if carries_meaning(w))
         if copy - allowed:
             return False
     return True
 
 
-def _carries_meaning(word: str) -> bool:
+def carries_meaning(word: str) -> bool:
     return word.isdigit() or word in _NUMBER_WORDS or word in _POLARITY

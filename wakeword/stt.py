@@ -31,7 +31,7 @@ import numpy as np
 
 from mavend.config import SttSettings
 from wakeword.audio import RATE, to_float32
-from wakeword.restarts import collapse_restart
+from wakeword.restarts import carries_meaning, collapse_restart
 
 log = logging.getLogger(__name__)
 
@@ -416,7 +416,9 @@ def guard(result: SttResult, speech_s: float, text: str | None = None) -> Verdic
 _TOKEN = re.compile(r"[A-Za-z0-9']+")
 
 
-def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75.0) -> str:
+def strip_wake_phrase(
+    text: str, wake_words: Iterable[str], *, score: float = 75.0, within: int = 4
+) -> str:
     """Remove the wake phrase (and anything before it) from the start of a transcript.
 
     The pre-roll puts the wake word into the audio, so Whisper writes it too,
@@ -424,6 +426,7 @@ def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75
     the phrase's words against the transcript's first words finds it. (A
     phrase misheard beyond that, "Can't start this, pause the music", stays:
     guessing which words it was cut real commands more often than it helped.)
+    `within`: how many words in the phrase may start (1: only at the very start).
     """
     from rapidfuzz import fuzz
 
@@ -438,7 +441,7 @@ def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75
         n = len(target)
         # The phrase may start a few words in (speech before the wake word
         # that fell inside the pre-roll): look at the first few positions.
-        for start in range(0, min(4, len(tokens) - n + 1)):
+        for start in range(0, min(within, len(tokens) - n + 1)):
             span = " ".join(t.group().lower() for t in tokens[start : start + n])
             if fuzz.ratio(span, " ".join(target)) >= score:
                 best_end = max(best_end, tokens[start + n - 1].end())
@@ -449,11 +452,44 @@ def strip_wake_phrase(text: str, wake_words: Iterable[str], *, score: float = 75
     return rest.lstrip(" ,.!?;:-—").strip()
 
 
-def command_text(heard: str, wake_words: Iterable[str]) -> str:
+def command_text(heard: str, wake_words: Iterable[str], *, woken: bool = True) -> str:
     """The command in a transcript that starts with the wake phrase.
 
     Whisper may start over after the phrase too ("Hey Jarvis, next track. Next track."):
     `transcribe` cannot see that copy while the phrase stands before only the first one.
+    A follow-up turn (`woken` False: no wake word opened it) has no pre-roll, but people
+    say the name again anyway ("hey jarvis, lock the side door" after a question): a
+    phrase that starts the transcript is taken off, one further in is left.
     """
-    return collapse_restart(strip_wake_phrase(heard, wake_words))
+    if not woken:
+        return strip_wake_phrase(heard, wake_words, within=1)
+    return drop_wake_echo(collapse_restart(strip_wake_phrase(heard, wake_words)), wake_words)
+
+
+# A start-over from the wake phrase, cut short by the token limit, after the command:
+# "open the driveway gate. H-H-RV is" (tiny.en, primed with "Hey Jarvis"). The echo
+# follows a sentence's end, is a few words with no number or polarity word, and its
+# letters are near the phrase's (60 on rapidfuzz's ratio: "h h rv is" 67, "hage our
+# vist" 60; a real afterthought is far: "in the kitchen" 29, "the garage" 44).
+_ECHO = re.compile(r"^(?P<command>.*\w.*[.!?])\s+(?P<tail>[^.!?]+?)[.!?]*$", re.S)
+_ECHO_WORDS = 4
+_ECHO_SCORE = 60.0
+
+
+def drop_wake_echo(text: str, wake_words: Iterable[str]) -> str:
+    """`text` without a garbled wake phrase after its last sentence, else as it was."""
+    from rapidfuzz import fuzz
+
+    found = _ECHO.match(text.strip())
+    if found is None:
+        return text
+    tail = [t.lower() for t in _TOKEN.findall(found["tail"])]
+    if not tail or len(tail) > _ECHO_WORDS or any(carries_meaning(t) for t in tail):
+        return text
+    letters = "".join(tail).replace("'", "")
+    for phrase in wake_words:
+        target = normalize_words(phrase).replace(" ", "").replace("'", "")
+        if target and fuzz.ratio(letters, target) >= _ECHO_SCORE:
+            return found["command"]
+    return text
 

@@ -182,7 +182,7 @@ class Transcriber:
             self.sink(Partial(utt.id, text, result.text, round(t, 3)))
 
     def _command(self, utt: Utterance, heard: str) -> str:
-        return command_text(heard, self.wake_words) if utt.wake else heard.strip()
+        return command_text(heard, self.wake_words, woken=utt.wake is not None)
 
     def _finish(self, utt: Utterance, result: SttResult, mark: SpeechMark, reason: str) -> None:
         now = time.monotonic()

@@ -53,7 +53,7 @@ class CommandGrammar:
     def __init__(self, files: Iterable[Path], acts: ActsSettings, wake_words: Iterable[str] = ()):
         self._acts = acts
         self._intents = _load_intents(list(files), acts)
-        self._slot_lists = _act_slot_lists(acts.allow)
+        self._slot_lists = {**_unfilled_lists(self._intents), **_act_slot_lists(acts.allow)}
         self._wake = _wake_word_pattern(wake_words)
         self._known: frozenset[str] | None = None
 
@@ -270,6 +270,24 @@ def _check_metadata(path: Path, name: str, body: object) -> None:
             raise ConfigError(f"{where}: source must be one of {values}")
         if not isinstance(metadata.get("anchored", False), bool):
             raise ConfigError(f"{where}: anchored must be true or false")
+
+
+_LIST_REFERENCE = re.compile(r"\{(\w+)(?::\w+)?\}")
+
+
+def _unfilled_lists(intents: Intents) -> dict[str, SlotList]:
+    """An empty list for every `{list}` a kept sentence names that nothing fills: devices
+    without rooms generate no {room} values, and hassil raises on a list it was never
+    given (every spoken command was dropped); an empty list just matches nothing."""
+    texts = [rule.text or "" for rule in intents.expansion_rules.values()]
+    for intent in intents.intents.values():
+        for data in intent.data:
+            texts.extend(sentence.text or "" for sentence in data.sentences)
+    named = {name for text in texts for name in _LIST_REFERENCE.findall(text)}
+    return {
+        name: TextSlotList(name=name, values=[])
+        for name in sorted(named - set(intents.slot_lists))
+    }
 
 
 def _act_slot_lists(acts: Iterable[ActSpec]) -> dict[str, SlotList]:
