@@ -224,6 +224,31 @@ def home(tmp_path: Path, standin: StandIn):
     house.assistant.store.close()
 
 
+def test_a_home_whose_devices_name_no_room_still_runs_them(
+    tmp_path: Path, standin: StandIn
+) -> None:
+    # No {room} values: the grammar raised at every match and every request said
+    # "Sorry, something went wrong." Judged by the state the stand-in is left in.
+    token = tmp_path / "ha-token"
+    token.write_text(standin.token + "\n")
+    settings = parse_settings(
+        f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
+        f'[storage]\ndata_dir = "{tmp_path / "data"}"\n'
+        '[[devices]]\nname = "driveway gate"\ntype = "cover"\n'
+        'supports = ["open", "close", "state"]\nhomeassistant = "cover.driveway_gate"\n'
+        '[[devices]]\nname = "side door"\ntype = "lock"\nhomeassistant = "lock.side_door"\n'
+    )
+    standin.states["lock.side_door"]["state"] = "unlocked"
+    house = Home(settings, standin)
+    try:
+        assert house.say("open the driveway gate").text == "The driveway gate is open."
+        assert house.say("lock the side door").text == "The side door is locked."
+        assert (house.state("cover.driveway_gate"), house.state("lock.side_door")) == (
+            "open", "locked")
+    finally:
+        house.assistant.store.close()
+
+
 def test_covers_open_close_and_go_to_a_position(home: Home) -> None:
     reply = home.say("lower the study shutters to 40 percent")
     assert home.attr("cover.study_shutters", "current_position") == 40
