@@ -41,6 +41,11 @@ MEANT = [
     ("uh lock the laptop", "lock_screen"),
     ("pause the tunes", "media_pause"),
     ("skip the song", "media_next"),
+    # A level said names the act that takes one, whatever verb comes with it.
+    ("turn the volume to forty", "volume_set"),
+    ("volume at fifty please", "volume_set"),
+    ("turn the volume up to eighty percent", "volume_set"),
+    ("turn the volume up by ten", "volume_up"),
 ]
 
 
@@ -149,3 +154,20 @@ def test_a_program_on_this_box_is_not_run_for_another_room(tmp_path: Path) -> No
     turn = assistant.handle_text(here)
     assert turn.reply.outcome.value == "done", turn.reply
     assert assistant.store.connection().execute(runs).fetchone()[0] == 1
+
+
+def test_a_level_asked_for_as_a_system_command_is_set(tmp_path: Path) -> None:
+    """The classifier reads "turn the volume to forty" as a system request (as the dev
+    labels do): no system command is named, the volume act is, and it runs with 40 once;
+    before, the reply was "I don't know that command" and a list of everything."""
+    import json
+
+    said = "turn the volume to forty"
+    sure = Classified(Intent.SYSTEM, 0.99, {Intent.SYSTEM: 0.99})
+    assistant = make_assistant(kit_settings(tmp_path), classifier=ScriptedClassifier({}, sure))
+    turn = assistant.handle_text(said)
+    assert turn.reply.outcome.value == "done", turn.reply
+    rows = assistant.store.connection().execute("SELECT name, argv FROM act_runs").fetchall()
+    assert [(name, json.loads(argv)[-1]) for name, argv in rows] == [("volume_set", "40%")]
+    assert assistant.handle_text("what can you do").reply.outcome.value == "done"
+    assert assistant.store.connection().execute("SELECT count(*) FROM act_runs").fetchone()[0] == 1

@@ -8,6 +8,7 @@ high confidence, memory on), so a pass shows the guard, not a lucky model.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -234,4 +235,28 @@ def test_dont_let_me_forget_it_keeps_what_was_said(tmp_path: Path) -> None:
         turn = a.handle_text(text)
         assert turn.decision is not None and turn.decision.decided_by != "negation", text
         assert turn.reply.outcome == "done", (text, turn.reply.text)
-    assert sorted(note.text for note, _, _ in a.ctx.notes.recent(10)) == sorted(said)
+    # What is kept is the words, not the asking at their end.
+    kept = ["the bike shed key is on the red hook", said[1]]
+    assert sorted(note.text for note, _, _ in a.ctx.notes.recent(10)) == sorted(kept)
+
+
+def test_a_self_repair_said_whole_runs_only_the_second_version(tmp_path: Path) -> None:
+    """"X no wait Y" where Y is a whole command the grammar knows: Y runs, X does not,
+    however sure the deciders are of "lock the screen". End state: the reminders table
+    holds one timer, for ten minutes, and no act ran."""
+    a = _hostile_assistant(tmp_path)
+    turn = a.handle_text("set a timer for five minutes no wait set a timer for ten minutes")
+    assert turn.decision is not None and turn.decision.decided_by == "grammar:repair"
+    with a.store.read() as conn:
+        rows = conn.execute("SELECT fire_ts, created_at FROM reminders").fetchall()
+    created = datetime.fromisoformat(rows[0][1]).timestamp() if rows else 0.0
+    assert len(rows) == 1 and abs(rows[0][0] - created - 600) < 5, rows
+    turn = a.handle_text("um lock the screen no wait no sorry restart pipewire")
+    assert turn.reply.outcome == "confirm", turn.reply  # destructive: asked, not run
+    assert _written(a)["act_runs"] == 0
+    # A second version that is itself withdrawn, or only a fragment, runs nothing.
+    for text in ("lock the screen no wait mute the sound never mind",
+                 "lock the screen no wait the volume"):
+        turn = a.handle_text(text)
+        assert turn.decision is not None and turn.decision.decided_by == "negation", text
+    assert _written(a) == {"act_runs": 0, "reminders": 1, "notes": 0, "facts": 0}

@@ -69,7 +69,8 @@ def test_first_number_in_a_sentence() -> None:
         ("wake up", ""),
         ("not so loud please", ""),
         ("more detail please", ""),
-        ("set the volume to eight", ""),
+        # no system command, but the allowlisted act its words name, with the level said
+        ("set the volume to eight", "volume_set"),
         ("can you sound a bit more irish", ""),  # "sound" the verb: a voice, not a level
         ("a little less volume please", "quieter"),
     ],
@@ -85,3 +86,29 @@ def test_a_system_command_is_named_by_its_words(text: str, command: str) -> None
         Intent.SYSTEM, text, datetime(2026, 12, 6, 12, 0), SlotHints()
     )
     assert got.slots.fn == command, text
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("the bike shed key is on the red hook don't let me forget it",
+         "the bike shed key is on the red hook"),
+        ("the spare key is under the mat remember that please", "the spare key is under the mat"),
+        ("i parked on level 3 keep that in mind", "i parked on level 3"),
+        ("remember that the gate code is 1973", "the gate code is 1973"),
+        # the asking alone, or words that only contain it, stay as said
+        ("the plan is dont forget the milk", "the plan is dont forget the milk"),
+        ("dont forget", "dont forget"),
+    ],
+)
+def test_a_note_keeps_the_words_not_the_asking(text: str, kept: str) -> None:
+    from datetime import datetime
+
+    from mavend.config import Settings
+    from mavend.router.decision import Intent
+    from mavend.router.slots import SlotExtractor, SlotHints
+
+    got = SlotExtractor(Settings().acts).extract(
+        Intent.NOTE, text, datetime(2026, 12, 6, 12, 0), SlotHints()
+    )
+    assert got.slots.text == kept

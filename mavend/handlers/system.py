@@ -15,6 +15,7 @@ from mavend.handlers.confirm import confirm_key
 from mavend.language.timeparse import find_time
 from mavend.router.decision import Decision
 from mavend.router.negation import Withdrawal
+from mavend.router.slots import SYSTEM_COMMANDS
 from mavend.scheduler import spoken_time
 
 VOLUME_ACTS = {"louder": "volume_up", "quieter": "volume_down"}
@@ -55,6 +56,9 @@ class SystemHandler:
             return self.pause_listening(decision, context)
         if command == "resume_listening":
             return Reply("Listening again.", data={"listening": True})
+        if command and command not in SYSTEM_COMMANDS:
+            # An allowlisted act the words named (router/slots.py): the act handler runs it.
+            return self.acts.handle(decision, context)
         return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED)
 
     def pause_listening(self, decision: Decision, context: TurnContext | None) -> Reply:

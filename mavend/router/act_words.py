@@ -117,12 +117,29 @@ class ActVocabulary:
         object must now be shared first; it was chosen on this project's own probes."""
         said = words(text)
         named = {n: t for n, t in self._scored.items() if self._objects[n] & said}
+        if _LEVEL.search(text.lower()):
+            # "turn the volume to forty" names a level: an act that takes one, not the
+            # "turn the volume up" its words score best against.
+            levelled = {n: t for n, t in named.items() if _takes_level(self._acts[n])}
+            if len(levelled) == 1:  # its object and a level named: no score needed
+                return self._acts[next(iter(levelled))]
+            named = levelled or named
         if not named:
             return None
         best = process.extractOne(
             text.lower(), named, scorer=fuzz.token_set_ratio, score_cutoff=cutoff
         )
         return None if best is None else self._acts[best[2]]
+
+
+# A level said as "to forty", "at 30 percent", "on fifty" (digits or number words).
+_NUMBER_WORD = (r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                r"\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred)")
+_LEVEL = re.compile(rf"\b(?:to|at|on)\s+{_NUMBER_WORD}\b")
+
+
+def _takes_level(act: ActSpec) -> bool:
+    return any(slot.type == "int" for slot in act.slots.values())
 
 
 def match_act(text: str, acts: Sequence[ActSpec], cutoff: float = 60) -> ActSpec | None:

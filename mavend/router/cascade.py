@@ -183,7 +183,7 @@ class Router:
         trace.timed("grammar", started)
         # A withdrawn or negated command runs nothing, whichever stage would have taken
         # it ("set a timer for ten minutes, never mind" matches the timer grammar).
-        withdrawn = self.withdrawn(utterance, match)
+        withdrawn = self.withdrawn(utterance, match, now)
         if withdrawn is not None:
             return withdrawn, trace
         if match is not None:
@@ -208,15 +208,25 @@ class Router:
         decision = self._from_deciders(utterance, text[:MAX_UTTERANCE_CHARS], now, context, trace)
         return decision, trace
 
-    def withdrawn(self, utterance: str, match: GrammarMatch | None = None) -> Decision | None:
+    def withdrawn(
+        self, utterance: str, match: GrammarMatch | None = None, now: datetime | None = None
+    ) -> Decision | None:
         """The decision for a withdrawn or negated command (mavend.router.negation), or
-        None. A system command the grammar knows ("never mind" is stop) stays itself."""
+        None. A system command the grammar knows ("never mind" is stop) stays itself. A
+        self-repair whose second version is a whole command the grammar knows ("turn on
+        the kitchen light no wait turn on the hall light") is that command; one that is a
+        fragment ("... no wait ten minutes") still runs nothing and asks again."""
         if match is not None and match.intent is Intent.SYSTEM:
             return None
         text = normalize(self.grammar.strip_wake_word(normalize(utterance)))
         taken_back = withdrawal(text)
         if taken_back is None:
             return None
+        if taken_back.kind == "repair" and taken_back.then:
+            again = self.grammar.match(taken_back.then)
+            if again is not None and withdrawal(taken_back.then) is None:
+                decision = self._from_grammar(taken_back.then, again, now or self.clock())
+                return replace(decision, decided_by="grammar:repair")
         return Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,

@@ -126,6 +126,7 @@ class Withdrawal:
 
     kind: str
     what: str = ""
+    then: str = ""  # a repair's second version: the words after its last "no wait"
 
     def reply(self) -> str:
         if self.kind == "negated":
@@ -152,8 +153,8 @@ def withdrawal(said: str) -> Withdrawal | None:
         return Withdrawal("negated", match["rest"])
     if _TRAILING.match(said):
         return Withdrawal("withdrawn")
-    if _REPAIR.search(said):
-        return Withdrawal("repair")
+    if repairs := list(_REPAIR.finditer(said)):
+        return Withdrawal("repair", then=said[repairs[-1].end() :].strip())
     if match := _JOINED.search(said):
         return Withdrawal("mixed", said[match.end() - 1 :])
     return _russian_withdrawal(said)

@@ -87,6 +87,15 @@ _NOTE_LEAD = re.compile(
     r"write\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
 )
 
+# The same asked for after the words ("the key is on the red hook, don't let me forget it"):
+# what is kept is the words, not the asking.
+_NOTE_TAIL = re.compile(
+    r"\s+(?:(?:and|so|please|just)\s+)*(?:(?:don'?t|do not)\s+(?:let me\s+)?(?:forget|lose)"
+    r"(?:\s+(?:about\s+)?(?:it|that|this))?|remember\s+(?:that|this|it)"
+    r"|keep\s+(?:that|this|it)\s+in\s+mind|make\s+a\s+note\s+of\s+(?:it|that|this)"
+    r"|(?:note|write|jot)\s+(?:that|this|it)\s+down)(?:\s+(?:please|ok|okay|for me))*$"
+)
+
 
 # Words left hanging at the end of a reminder's task once its time phrase is cut out
 # ("call mom at", "the timer for"): prepositions, articles, determiners, conjunctions.
@@ -246,6 +255,13 @@ class SlotExtractor:
         name = hints.fn if hints.fn in SYSTEM_COMMANDS else _match_system(text)
         if not name and (bare := self._without_time(text, now)) is not None:
             name = _match_system(bare)  # "louder at 9 pm please"
+        if not name:
+            # No system command, but words an allowlisted act answers to ("turn the volume
+            # to forty", read as a system request): the act, checked as any act is, so the
+            # handler does what was asked instead of listing what it knows.
+            act = self._act(text, now, SlotHints())
+            if act.slots.has_fn:
+                return act
         return SlotResult(Slots(fn=name, has_fn=bool(name), text=text))
 
     # fact ----------------------------------------------------------------
@@ -428,7 +444,7 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
 
 def _payload_text(intent: Intent, text: str, hints: SlotHints) -> str:
     if intent == Intent.NOTE:
-        stripped = _NOTE_LEAD.sub("", normalize(text))
+        stripped = _NOTE_TAIL.sub("", _NOTE_LEAD.sub("", normalize(text)))
         return stripped or text.strip()
     return text.strip()
 
