@@ -240,3 +240,19 @@ def test_a_filler_around_a_command_changes_nothing(grammar: CommandGrammar, text
     match = grammar.match(text)
     assert plain is not None and match is not None
     assert (match.intent, match.name, match.slots) == (plain.intent, plain.name, plain.slots)
+
+
+def test_a_grammar_that_cannot_match_is_skipped_not_fatal(tmp_path: Path, caplog) -> None:
+    # A sentence naming a list nothing defines, in a user's own grammar file: the empty
+    # list makes it match nothing; were hassil to raise anyway, stage 0 is skipped.
+    (tmp_path / "mine.yaml").write_text(
+        "language: en\nintents:\n  system.help:\n    data:\n"
+        "      - sentences:\n          - \"show me {nowhere} please\"\n"
+        "          - \"what can you do\"\n"
+    )
+    grammar = CommandGrammar.from_dir(tmp_path, Settings().acts)
+    assert grammar.match("show me anything please") is None
+    assert grammar.match("what can you do") is not None
+    grammar._slot_lists.pop("nowhere")  # as before the fix: hassil raises
+    assert grammar.match("show me anything please") is None
+    assert "the command grammar failed" in caplog.text

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 from hassil import Intents, RangeSlotList, TextSlotList, WildcardSlotList, recognize_all
+from hassil.errors import HassilError
 from hassil.intents import SlotList
 
 from mavend.config import ActSpec, ActsSettings
@@ -114,10 +115,16 @@ class CommandGrammar:
         return found
 
     def _match(self, normalized: str) -> GrammarMatch | None:
-        for result in recognize_all(normalized, self._intents, slot_lists=self._slot_lists):
-            found = self._to_match(result, normalized)
-            if found is not None:
-                return found
+        try:
+            for result in recognize_all(normalized, self._intents, slot_lists=self._slot_lists):
+                found = self._to_match(result, normalized)
+                if found is not None:
+                    return found
+        except HassilError as exc:
+            # A grammar that cannot be matched must not take every turn down with it (a
+            # missing list once did: "Sorry, something went wrong." for every request):
+            # stage 0 is skipped and the deciders behind it route the turn.
+            log.error("the command grammar failed on %r, skipped: %s", normalized, exc)
         return None
 
     def _to_match(self, result, normalized: str) -> GrammarMatch | None:
