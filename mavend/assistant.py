@@ -42,6 +42,7 @@ from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
+from mavend.router.joined import two_commands
 from mavend.router.negation import reminder_rewrite
 from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
@@ -60,7 +61,6 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
 LIST_FOCUS = "list_focus:"  # + session: the list just added to
 DEVICE_CHOICE = "device_choice:"  # + session: a "Which fan?" question's devices
-_JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
 
 
 def session_trusted(settings: Settings, session: str) -> bool:
@@ -249,7 +249,8 @@ class Assistant:
             decision, other = self._turn(split.rest, session, context)
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)
-        both = self._two_commands(said)
+        grammar = getattr(self.router, "grammar", None)
+        both = two_commands(grammar, said, self.ctx.now()) if grammar is not None else None
         if both is not None:  # "wake me at 6:30 and remind me to take my pills at 8"
             decision, first = self._turn(both[0], session, context)
             decision, second = self._turn(both[1], session, context)
@@ -407,23 +408,6 @@ class Assistant:
             decided_by=decided_by,
         )
 
-    def _two_commands(self, said: str) -> tuple[str, str] | None:
-        """Two whole grammar commands joined by "and" ("... and then ..."), or None. Only
-        when each half is a command of its own: "remind me to call mum and dad at five"
-        is one reminder, and a half that only a model could read is never split off."""
-        grammar = getattr(self.router, "grammar", None)
-        if grammar is None:
-            return None
-        for joint in _JOINT.finditer(said):
-            left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
-            if not left or not right:
-                continue
-            first, second = grammar.match(left), grammar.match(right)
-            if first is None or second is None or Intent.SYSTEM in (first.intent, second.intent):
-                continue
-            return left, right
-        return None
-
     def _withdrawn(self, utterance: str) -> Decision | None:
         withdrawn = getattr(self.router, "withdrawn", None)
         if withdrawn is not None:
@@ -513,17 +497,24 @@ def storage_reason(exc: StorageError) -> str:
 
 
 def router_embedder(router: Any) -> Callable[[], Embedder | None]:
-    """The classifier's sentence embedder (loaded on first use), or None without one."""
+    """The classifier's sentence embedder (loaded on first use), or None without one.
+
+    Of a joined embedder (USE and e5), its first part, USE: recall's floor was measured on
+    USE's cosines (mavend/handlers/recall.py). e5 puts any two English sentences near
+    0.7, and joined at its weight it lifted "what's my credit score" to 0.73 against "i
+    took my blood pressure pills": every stored row was recalled for every question."""
 
     def get() -> Embedder | None:
         classifier = getattr(router, "classifier", None)
         if classifier is None:
             return None
         try:
-            return getattr(classifier, "embedder", None)
+            embedder = getattr(classifier, "embedder", None)
         except Exception as exc:  # a missing model: notes are kept without embeddings
             log.warning("no sentence embedder: %s", exc)
             return None
+        parts = getattr(embedder, "parts", None)
+        return parts[0] if parts else embedder
 
     return get
 

@@ -124,3 +124,39 @@ def test_an_e5_model_that_was_not_pulled_is_named_at_start(tmp_path: Path) -> No
     settings = parse_settings(f'[router]\nclassifier_e5_model = "{tmp_path / "nope"}"\n')
     with pytest.raises(ModelMissingError, match="nope"):
         build_router(settings, clock=lambda: NOW, use_llm=False)
+
+
+def test_recall_keeps_its_floor_with_e5_joined(tmp_path: Path) -> None:
+    """Recall's floor was measured on USE's cosines. Joined at its weight, e5 put every
+    pair of sentences near 0.7: "what's my credit score" recited the pill log, and "where's
+    the nearest pharmacy" became "The nearest pharmacy is in Bay 42". End state: the
+    unrelated questions get "I don't know" and the related ones their own row."""
+    from mavend.assistant import Assistant
+    from mavend.config import parse_settings
+    from mavend.router import build_router
+    from mavend.state.store import Store
+
+    require_model("use-multilingual-int8")
+    require_model("multilingual-e5-small")
+    settings = parse_settings(
+        '[router]\nllm_enabled = false\nclassifier_e5_model = "multilingual-e5-small"\n'
+        f'[storage]\ndata_dir = "{tmp_path / "data"}"\n'
+    )
+    router = build_router(settings, clock=lambda: NOW)
+    tz = ZoneInfo("Europe/London")
+    a = Assistant(settings, Store.open(settings), router, clock=lambda: NOW, tz=tz,
+                  chat_llm=lambda: None)
+    try:
+        assert isinstance(router.classifier.get().embedder, JoinedEmbedder)
+        for said in ("my car is in bay 42", "i took my blood pressure pills",
+                     "note that the plumber comes on friday"):
+            assert a.handle_text(said).reply.outcome == "done", said
+        for unrelated in ("what's my credit score", "what's our wifi password"):
+            reply = a.handle_text(unrelated).reply
+            assert reply.text == "I don't know: I have nothing stored about that.", reply
+        for question, fact in (("where's my car", "bay 42"),
+                               ("when is the plumber coming", "friday")):
+            reply = a.handle_text(question).reply
+            assert fact in reply.text.lower() and "pills" not in reply.text, (question, reply)
+    finally:
+        a.store.close()

@@ -14,6 +14,7 @@ and the daemon see the same facts, notes and reminders.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -37,6 +38,7 @@ from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_com
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
+from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
 
 __all__ = [
@@ -50,6 +52,9 @@ __all__ = [
     "parse_command",
     "parse_forget",
 ]
+
+# A question about the user's own things: "where's my car", "what's our wifi password".
+_OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
 
 
 class TurnHandler:
@@ -76,8 +81,10 @@ class TurnHandler:
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         clarify = decision.clarify
         if clarify is not None and clarify.kind != "slot":
-            # The router could not tell what is wanted: ask its question.
-            return Reply(clarify.question, Outcome.ASKED)
+            # The router could not tell what is wanted: ask its question, unless it is a
+            # question about the user's own things that their own data answers.
+            kept = self._answered_from_own(decision.utterance)
+            return kept if kept is not None else Reply(clarify.question, Outcome.ASKED)
         intent = decision.intent
         if intent in (Intent.FACT, Intent.NOTE) and looks_like_question(decision.utterance):
             # A question is never stored: "where did I put my passport" routed
@@ -115,6 +122,15 @@ class TurnHandler:
             return self.system.handle(decision, context)
         # Chat is general knowledge too: out through the query handler's one way out.
         return self.query.chat_turn(decision)
+
+    def _answered_from_own(self, said: str) -> Reply | None:
+        """ "where's my car" read as out of reach, or between a question and a log: when
+        the user's own facts or notes answer it ("my car is in bay 42" was kept), that is
+        the answer. Only a question naming the user's own ("my", "our", "I"); only what
+        recall finds above its floor; nothing is written and no model is asked."""
+        if not looks_like_question(said) or not _OWN.search(normalize(said)):
+            return None
+        return self.query.from_own_data(said.strip())
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""

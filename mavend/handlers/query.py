@@ -65,6 +65,13 @@ class QueryHandler:
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": []})
         return self._general_knowledge(decision, question)
 
+    def from_own_data(self, question: str) -> Reply | None:
+        """The answer the user's own facts and notes hold, or None: never a model's."""
+        for step in self._chain(Source.UNKNOWN):
+            if (answer := step(question)) is not None:
+                return answer
+        return None
+
     def _day(self, question: str) -> date | None:
         """The day a calendar question names ("what's on my calendar on friday"), if any.
         On a continued turn the question is the previous one with the new day in it."""
