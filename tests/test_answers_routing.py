@@ -36,6 +36,9 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("how many days until christmas", "23 days"),
         ("what day of the week is the 25th of december", "Friday"),
         ("what time is it in tokyo", f"{NOW.astimezone(ZoneInfo('Asia/Tokyo')):%H:%M}"),
+        # the 0.5B model, asked, listed the date and the time zone as "words to spell"
+        ("spell necessary", "Necessary: N, E, C, E, S, S, A, R, Y."),
+        ("how do you spell rhythm", "R, H, Y, T, H, M"),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:
@@ -66,3 +69,13 @@ def test_a_question_routed_to_chat_by_a_model_is_still_computed(tmp_path: Path) 
     turn = a.handle_text(question)
     assert turn.decision.intent is Intent.CHAT and turn.decision.decided_by == "llm"
     assert "3" in turn.reply.text and chat.calls == []
+
+
+@pytest.mark.parametrize("question", ["spell my name", "how do you spell your name"])
+def test_a_word_of_the_users_is_not_spelled_from_the_question(
+    tmp_path: Path, question: str
+) -> None:
+    a, _chat = _assistant(tmp_path, [question])
+    turn = a.handle_text(question)
+    assert not turn.decision.decided_by.startswith("answers:"), turn.decision
+    assert "Y, O, U, R" not in turn.reply.text and "M, Y" not in turn.reply.text

@@ -5,13 +5,14 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Five skills, tried in this order (the first whose shape the text has takes it):
+Six skills, tried in this order (the first whose shape the text has takes it):
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
     clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
     dates  days until / since, weekdays, offsets   (dates.py)
     units  conversions with pint                   (units.py, unitwords.py)
     calc   arithmetic, exact where it can be       (calc.py)
+    spelling  how a word is spelled, letter by letter (spelling.py)
 
 Questions about the user ("what time is my dentist appointment", "how many days until
 my reminder") are none of these: they are answered from the user's own data
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from mavend.answers import calc, clock, dates, live, units
+from mavend.answers import calc, clock, dates, live, spelling, units
 from mavend.answers.common import Answer
 from mavend.answers.places import Places
 from mavend.answers.text import read
@@ -64,6 +65,8 @@ class Answers:
             return dates.answer(question, now)
         if skill == "units":
             return units.answer(question)
+        if skill == "spelling":
+            return spelling.answer(question)
         return calc.answer(question)
 
     def warm(self) -> None:
@@ -87,4 +90,6 @@ class Answers:
             return "units", question
         if (question := calc.parse(said.numeric)) is not None:
             return "calc", question
+        if (word := spelling.parse(said.plain)) is not None:
+            return "spelling", word
         return None
