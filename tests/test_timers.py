@@ -171,3 +171,19 @@ def test_two_timers_in_one_breath_and_one_said_after_another(assistant: Assistan
     assert say(assistant, "how long until the bread is done").text == (
         "The bread timer has 35 minutes left, until 18:35:00."
     )
+
+
+def test_another_timer_in_the_same_breath_and_how_long_is_left_on_them(
+    assistant: Assistant,
+) -> None:
+    # "and another for 10 minutes" was one timer, named "3 minutes and another", for 10.
+    say(assistant, "set a timer for 3 minutes and another for 10 minutes")
+    with contextlib.closing(sqlite3.connect(assistant.store.path)) as conn:
+        rows = conn.execute("SELECT text, fire_at FROM reminders ORDER BY id").fetchall()
+    assert [(text, at[11:19]) for text, at in rows] == [
+        ("timer for 3 minutes", "18:03:00"), ("timer for 10 minutes", "18:10:00"),
+    ]
+    # Plural: each of them, not "which one?"
+    left = say(assistant, "how long is left on my timers")
+    assert left.outcome == Outcome.DONE and "3 minutes left" in left.text, left.text
+    assert "10 minutes left" in left.text

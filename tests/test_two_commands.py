@@ -37,3 +37,13 @@ def test_a_negated_half_runs_neither(tmp_path: Path) -> None:
     a = make_assistant(kit_settings(tmp_path))
     a.handle_text("set a timer for 5 minutes and don't lock the screen")
     assert a.ctx.acts.runs() == [] and a.ctx.reminders.pending() == []
+
+
+def test_another_takes_the_first_command_with_its_own_time(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("remind me to call mum at 5 pm tomorrow and another one at 7 pm tomorrow")
+    pending = a.ctx.reminders.pending()
+    assert sorted((r.text, r.fire_at.hour) for r in pending) == [("call mum", 17), ("call mum", 19)]
+    # No time of its own: nothing to take, one reminder as before.
+    a.handle_text("remind me to buy milk at 9 am tomorrow and another thing")
+    assert len(a.ctx.reminders.pending()) == 3

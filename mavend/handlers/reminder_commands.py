@@ -346,8 +346,15 @@ def _left(said: str) -> ReminderCommand | None:
         target = re.sub(r" (?:is|are) (?:done|ready|cooked)$", "", target)
     if target and not (_has_noun(target) or _is_pronoun(target) or done):
         return None
+    if _EVERY_TIMER.match(target):  # "how long left on my timers": each of them, not "which?"
+        target = ""
     what, pronoun, _ = _target(target)
     return ReminderCommand("left", what=what, pronoun=pronoun, kind="timer")
+
+
+_EVERY_TIMER = re.compile(
+    r"^(?:(?:all|each|every|both) (?:of )?)?(?:the|my|our)? ?(?:timers|of them)$"
+)
 
 
 _SHIFT = re.compile(

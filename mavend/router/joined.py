@@ -1,0 +1,55 @@
+"""Two commands in one breath: "wake me at 6:30 and remind me to take my pills at 8".
+
+    two_commands(grammar, said, now) -> (first, second) | None
+
+Split only where each half is a whole command of the grammar's: "remind me to call mum
+and dad at five" is one reminder, and a half that only a model could read is never
+split off. A second half that says "another" takes the first's command with its own
+time: "set a timer for 3 minutes and another for 10 minutes" is two timers (it was one,
+named "3 minutes and another", for 10 minutes).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from mavend.language.timeparse import find_time
+from mavend.router.decision import Intent
+from mavend.router.grammar import CommandGrammar
+
+_JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
+_ANOTHER = re.compile(
+    r"^(?:(?:set|make|start|add)\s+)?(?:another|one more)(?:\s+one)?\s+(?P<time>\S.*)$"
+)
+
+
+def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str, str] | None:
+    """The two halves of `said` (normalized), each a command, or None."""
+    for joint in _JOINT.finditer(said):
+        left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
+        if not left or not right:
+            continue
+        first = grammar.match(left)
+        if first is None or first.intent is Intent.SYSTEM:
+            continue
+        second = grammar.match(right)
+        if second is None:
+            right = _another(left, right, now) or right
+            second = grammar.match(right) if right else None
+        if second is None or second.intent is Intent.SYSTEM:
+            continue
+        return left, right
+    return None
+
+
+def _another(left: str, right: str, now: datetime) -> str:
+    """"another for 10 minutes" after "set a timer for 3 minutes": "set a timer for 10
+    minutes"; "" when the halves do not read that way."""
+    asked = _ANOTHER.match(right)
+    if asked is None:
+        return ""
+    before, after = find_time(left, now), find_time(asked["time"], now)
+    if before is None or after is None or not left.endswith(before.phrase):
+        return ""
+    return left[: len(left) - len(before.phrase)] + asked["time"]
