@@ -31,6 +31,7 @@ from mavend.handlers.common import (
 )
 from mavend.handlers.confirm import Confirmations
 from mavend.handlers.reminder_commands import (
+    ONE_DAY,
     ReminderCommand,
     duration_of,
     parse_command,
@@ -326,6 +327,10 @@ class ReminderHandler:
         found = self.finder.find(
             candidates, command.what, pronoun=command.pronoun, session=session, kind=command.kind
         )
+        if found.chosen is None and not found.matches and command.day:
+            # "my alarm on tuesday" when its next is Friday: the alarm, and then the day.
+            found = self.finder.find(candidates, " ".join(ONE_DAY.sub(" ", command.what).split()),
+                                     pronoun=command.pronoun, session=session, kind=command.kind)
         if found.chosen is None:
             if not found.matches:
                 listed = "; ".join(described(r, now) for r in candidates[:5])
@@ -335,6 +340,8 @@ class ReminderHandler:
                 )
             return Reply(which_one(found.matches, now), Outcome.ASKED)
         reminder = found.chosen
+        if command.day and reminder.series is not None:
+            return self._one_day(reminder, command.day, session, now)
         if command.action == "cancel":
             return self._cancel(reminder, session)
         if command.action == "skip":
@@ -361,6 +368,23 @@ class ReminderHandler:
                 changes=changes,
             )
         return Reply(f"Cancelled {label(reminder)}.", data=data, changes=changes)
+
+    def _one_day(self, reminder: Reminder, day: str, session: str, now: datetime) -> Reply:
+        """"cancel my alarm for tomorrow" with a series: that day's occurrence is skipped
+        when it is the next one; otherwise nothing changes and the reply says when the
+        next one is (one occurrence further on cannot be taken out alone)."""
+        found = resolve_time(day, now)
+        named = found.when.date() if found is not None else None
+        if named == reminder.fire_at.astimezone(now.tzinfo).date():
+            return self._skip(reminder, session)
+        said = day if re.match(r"(?:today|tonight|tomorrow|this )", day) else f"on {day.title()}"
+        return Reply(
+            f"I can only skip the next {label(reminder)}, at "
+            f"{stated_time(reminder.fire_at, now, dated=True)}, not one {said} "
+            f"({reminder.series.describe()}). I've left it as it is.",
+            Outcome.DONE,
+            data={"reminder_id": reminder.id, "unchanged": True},
+        )
 
     def _skip(self, reminder: Reminder, session: str) -> Reply:
         now = self.ctx.now()

@@ -148,6 +148,7 @@ class ReminderCommand:
     seconds: float = 0.0  # shift / add_time: signed; timer: its length
     text: str = ""  # rename: the new words; timer: its name
     next_only: bool = False  # "just the next", "skip": one occurrence of a series
+    day: str = ""  # cancel / skip: the day said ("tomorrow", "on friday"): that occurrence
     more: tuple[ReminderCommand, ...] = ()  # timer: others said in the same breath
 
 
@@ -306,6 +307,10 @@ def _cancel(said: str) -> ReminderCommand | None:
     # "clear my reminders", "delete the timers": a plural with nothing else is all of them.
     bare_plural = re.fullmatch(r"(?:my |the |those |these |our )?(?:reminders|timers|alarms)", rest)
     next_only = skip or bool(_NEXT_ONLY.search(rest))
+    # "turn off my alarm for tomorrow": that day's, not the series (it was cancelled). The
+    # day stays in `what` too: it tells "friday's dentist reminder" from tomorrow's.
+    named = None if everything or bare_plural else ONE_DAY.search(rest)
+    day = named["day"] if named else ""
     what = rest if not (everything or bare_plural) else ""
     return ReminderCommand(
         "skip" if next_only else "cancel",
@@ -313,7 +318,15 @@ def _cancel(said: str) -> ReminderCommand | None:
         everything=everything or bool(bare_plural),
         kind=kind,
         next_only=next_only,
+        day=day,
     )
+
+
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+ONE_DAY = re.compile(
+    rf"\s*\b(?:for|on)?\s*(?P<day>today|tonight|tomorrow(?: morning| night)?|this morning"
+    rf"|(?:this (?:coming )?)?{_WEEKDAY}(?: morning| night)?)(?:'?s)?\b"
+)
 
 
 def _timer_edits(said: str) -> ReminderCommand | None:
