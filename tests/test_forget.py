@@ -40,8 +40,9 @@ def test_bulk_erasures_are_read(said: str, scope: str) -> None:
 
 @pytest.mark.parametrize(
     "said",
-    ["forget it", "clear all", "delete all", "forget the milk", "note to self forget nothing",
-     "delete the dentist reminder", "clear the shopping list", "forget about it"],
+    ["forget it", "clear all", "delete all", "note to self forget nothing",
+     "delete the dentist reminder", "clear the shopping list", "forget about it",
+     "forget the dentist reminder", "forget my alarm", "forget that"],
 )
 def test_other_sentences_are_not_erasures(said: str) -> None:
     assert parse_forget(said) is None
@@ -81,3 +82,42 @@ def test_no_erases_nothing_and_nothing_stored_asks_nothing(tmp_path: Path) -> No
     assert a.handle_text("forget everything").reply.outcome == "confirm"
     assert a.handle_text("no").reply.text == "OK, I won't."
     assert _counts(a)["notes"] == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "what"),
+    [
+        ("forget the wifi password", "the wifi password"),
+        ("please forget my locker code", "my locker code"),
+        ("forget what i said about the plumber", "the plumber"),
+        ("delete the note about the boiler", "the boiler"),
+        ("remove the entry about my weight", "my weight"),
+        ("forget the milk", "the milk"),  # one row, found or not; asked before it goes
+    ],
+)
+def test_one_row_is_read_with_the_words_that_find_it(said: str, what: str) -> None:
+    found = parse_forget(said)
+    assert found is not None and (found.scope, found.what) == ("one", what)
+
+
+def test_forget_one_asks_with_what_it_found_then_erases_only_that(tmp_path: Path) -> None:
+    """"forget the wifi password" was routed as a question and read the password out.
+    End state: before the yes nothing is gone; after it, that note alone; "undo that"
+    brings it back; words that find nothing change nothing."""
+    from mavend.router.embedder import HashingEmbedder
+
+    embedder = HashingEmbedder()
+    a = make_assistant(kit_settings(tmp_path), embedder=embedder)
+    for text in ("my wifi password is sunflower22", "the plumber comes on friday"):
+        a.ctx.notes.add(text, a.ctx.now(), embedding=embedder.embed([text])[0],
+                        embedder=embedder.fingerprint)
+    asked = a.handle_text("forget the wifi password").reply
+    assert asked.outcome == "confirm" and "my wifi password is sunflower22" in asked.text
+    assert _counts(a)["notes"] == 2
+    done = a.handle_text("yes").reply
+    assert done.text == "Done: I forgot “my wifi password is sunflower22”."
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the plumber comes on friday"]
+    assert a.handle_text("undo that").reply.outcome == "done"
+    assert _counts(a)["notes"] == 2
+    nothing = a.handle_text("forget my bank pin").reply
+    assert nothing.text == "I have nothing stored about my bank pin." and _counts(a)["notes"] == 2

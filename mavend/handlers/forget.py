@@ -4,6 +4,11 @@
     "delete all my notes"                     notes
     "clear my log" / "delete all my facts"    facts
     "forget what you learned"                 memory's habits and repairs
+    "forget the wifi password"                the one note or fact recall finds for it
+
+One row is found the way a question finds it (handlers/recall.py, above its floor) and
+said back in the question, so what goes is what the user hears; "undo that" brings it
+back. Before, "forget the wifi password" was routed as a question and read it out.
 
 A bulk erasure is destructive: it waits for a clear yes from the session that asked
 (handlers.confirm), and the yes erases only what existed when the question was asked
@@ -21,7 +26,9 @@ from typing import Any
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.handlers.confirm import Confirmations
+from mavend.handlers.recall import Recall
 from mavend.memory.engine import LAST_KEY, voice_scope
+from mavend.replies import Change
 from mavend.router.grammar import normalize
 from mavend.state.records import Speakers, speakers_clause
 
@@ -64,9 +71,31 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# One row: "forget the wifi password", "forget what i said about the plumber", "delete
+# the note about the boiler". A pronoun alone ("forget it", "forget about that") is no
+# row: it takes a request back (router/negation.py).
+_ONE = (
+    re.compile(
+        rf"^(?:please )?{_ERASE} (?:the |my )?(?:note|notes|entry|log entry|fact)"
+        r" (?:about|on|saying|that says|with|for) (?P<what>.+)$"
+    ),
+    re.compile(
+        r"^(?:please )?(?:forget|erase) (?:what i (?:said|told you) about |about )?"
+        r"(?P<what>(?:my|the|our) (?!notes?$|facts?$|logs?$)\S.*)$"
+    ),
+    re.compile(r"^(?:please )?(?:forget|erase) what i (?:said|told you) about (?P<what>\S.+)$"),
+)
+_NOT_ONE = re.compile(
+    r"^(?:it|that|this|them|those|these|about it|about that|me)$"
+    # reminders, timers and lists have their own commands
+    r"|\b(?:reminders?|alarms?|timers?|lists?)\b"
+)
+
+
 @dataclass(frozen=True)
 class ForgetCommand:
-    scope: str  # a key of SCOPES
+    scope: str  # a key of SCOPES, or "one"
+    what: str = ""  # one: the words that find the row
 
 
 def parse_forget(said: str) -> ForgetCommand | None:
@@ -75,6 +104,9 @@ def parse_forget(said: str) -> ForgetCommand | None:
     for scope, pattern in _PATTERNS:
         if pattern.match(said):
             return ForgetCommand(scope)
+    for pattern in _ONE:
+        if (found := pattern.match(said)) and not _NOT_ONE.search(found["what"]):
+            return ForgetCommand("one", found["what"])
     return None
 
 
@@ -82,8 +114,11 @@ class ForgetHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
         self.confirm = Confirmations(ctx)
+        self.recall = Recall(ctx)
 
     def command(self, command: ForgetCommand, context: TurnContext | None = None) -> Reply:
+        if command.scope == "one":
+            return self._one(command.what, context)
         tables = SCOPES[command.scope]
         speakers = self.ctx.erasable()
         counts, highest = self._counts(tables, speakers)
@@ -99,7 +134,56 @@ class ForgetHandler:
             data={"counts": counts},
         )
 
+    def _one(self, what: str, context: TurnContext | None) -> Reply:
+        found = [r for r in self.recall.search(what) if self._erasable(r.kind, r.id)]
+        if not found:
+            return Reply(f"I have nothing stored about {what}.", data={"forgot": {}})
+        row = found[0]
+        session = context.session if context is not None else ""
+        return self.confirm.ask(
+            session,
+            "forget.one",
+            {"kind": row.kind, "id": row.id},
+            f"Forget “{row.text}”?",
+            data={"kind": row.kind, "id": row.id},
+        )
+
+    def _erasable(self, kind: str, row_id: int) -> bool:
+        """Whether this voice's erasure reaches the row (see `_whose`)."""
+        table = "notes" if kind == "note" else "facts"
+        whose = _whose(table, self.ctx.erasable(), self.ctx.settings.memory.scope)
+        if whose is None:
+            return False
+        with self.ctx.store.read() as conn:
+            query = f"SELECT 1 FROM {table} WHERE id = ?{whose[0]}"
+            return conn.execute(query, (row_id, *whose[1])).fetchone() is not None
+
+    def _forget_one(self, pending: Mapping[str, Any]) -> Reply:
+        kind, row_id = str(pending.get("kind", "")), pending.get("id")
+        if kind not in ("note", "fact") or not isinstance(row_id, int):
+            return Reply("That question has lapsed; ask again.", Outcome.REFUSED)
+        with self.ctx.store.read() as conn:
+            if kind == "note":
+                row = conn.execute("SELECT text FROM notes WHERE id = ?", (row_id,)).fetchone()
+            else:
+                row = conn.execute("SELECT key, value, utterance FROM facts WHERE id = ?",
+                                   (row_id,)).fetchone()
+        gone = self.ctx.notes.delete(row_id) if kind == "note" else self.ctx.facts.delete(row_id)
+        if row is None or not gone:
+            return Reply("Done: it was already gone.", data={"forgot": {}})
+        if kind == "note":
+            said, ref = row["text"], {"text": row["text"]}
+            change = Change("note.delete", f"deleted the note “{said}”", ref)
+        else:
+            said = row["utterance"] or f"{row['key']}: {row['value']}"
+            ref = {"key": row["key"], "value": row["value"], "utterance": row["utterance"]}
+            change = Change("fact.delete", f"deleted “{said}”", ref)
+        return Reply(f"Done: I forgot “{said}”.", data={"forgot": {f"{kind}s": 1}},
+                     changes=(change,))
+
     def confirmed(self, op: str, pending: Mapping[str, Any]) -> Reply:
+        if op == "forget.one":
+            return self._forget_one(pending)
         scope = op.partition(".")[2]
         upto = pending.get("upto") or {}
         if scope not in SCOPES or not isinstance(upto, Mapping):
