@@ -39,6 +39,12 @@ def _assistant(tmp_path: Path, questions: list[str]):
         # the 0.5B model, asked, listed the date and the time zone as "words to spell"
         ("spell necessary", "Necessary: N, E, C, E, S, S, A, R, Y."),
         ("how do you spell rhythm", "R, H, Y, T, H, M"),
+        # the clock answered "what's the date next friday" with today's date
+        ("what's the date next friday", "Next Friday is Friday, 11 December 2026."),
+        # the 0.5B model said 2027 "is divisible by 4 but not by 100"
+        ("is 2027 a leap year", "No, 2027 won't be a leap year."),
+        ("was 2000 a leap year", "Yes, 2000 was a leap year."),
+        ("when is the next leap year", "The next leap year is 2028."),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:

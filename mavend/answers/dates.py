@@ -106,15 +106,25 @@ _FILLER_WORDS = {"the", "on", "of", "this", "year", "coming", "it", "is", "be", 
 
 @dataclass(frozen=True)
 class DateQuestion:
-    kind: str  # "until", "when", "weekday", "since", "offset"
+    kind: str  # "until", "when", "weekday", "since", "offset", "leap"
     target: str  # the date as said (plain words), or the span for "offset"
     target_digits: str  # the same with digits
     unit: str = "days"
     guess: str = ""  # "is christmas on a friday": the weekday guessed
 
 
+# "is 2027 a leap year", "was 1900 a leap year", "is it a leap year this year", "when is
+# the next leap year": the 0.5B model, asked, said 2027 was divisible by 4.
+_LEAP = re.compile(
+    r"^(?:is|was|will) (?P<year>\d{4}|it|this year|next year|last year)(?: be)? a leap year"
+    r"(?: this year)?$|^(?:when|what) is the (?P<next>next) leap year$"
+)
+
+
 def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
     """The date question, when its target is a date or a holiday (cheap: no I/O)."""
+    if leap := _LEAP.match(numeric):
+        return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
     for kind, shape in _SHAPES:
         m = shape.match(numeric)
         if not m:
@@ -123,6 +133,9 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
             span = m.group("span")
             if _SPAN.match(span):
                 return DateQuestion(kind, span, span)
+            if _RELATIVE_DAY.match(span) and not re.search(r"\b(?:today|yesterday)$", span):
+                # "what's the date next friday": the date of a day named, not the clock's
+                return DateQuestion("weekday", span, span)
             continue
         target = m.group("target").strip()
         if kind == "weekday" and target in ("it", "it today", "today", "it now"):
@@ -203,6 +216,8 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
     today = now.date()
     if question.kind == "offset":
         return _offset(question, now)
+    if question.kind == "leap":
+        return _leap(question.target, today)
     looking_back = question.kind == "since"
     try:
         target = _target(question, now, looking_back)
@@ -213,6 +228,21 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
     if question.kind == "since":
         return _since(target, today, question.unit)
     return _weekday(target, today, question.guess)
+
+
+def _leap(said: str, today: date) -> Answer:
+    if said == "next":
+        year = next(y for y in range(today.year + 1, today.year + 9) if calendar.isleap(y))
+        return Answer(f"The next leap year is {year}.", SKILL, {"year": year, "leap": True})
+    shift = {"next year": 1, "last year": -1}.get(said, 0)
+    year = int(said) if said.isdigit() else today.year + shift
+    leap = calendar.isleap(year)
+    verb = "was" if year < today.year else "will" if year > today.year else "is"
+    said_verb = f"{verb} be" if verb == "will" else verb
+    if not leap:
+        said_verb = "won't be" if verb == "will" else f"{verb} not"
+    return Answer(f"{'Yes' if leap else 'No'}, {year} {said_verb} a leap year.", SKILL,
+                  {"year": year, "leap": leap})
 
 
 def _target(question: DateQuestion, now: datetime, looking_back: bool) -> _Target:
@@ -399,5 +429,9 @@ def _offset(question: DateQuestion, now: datetime) -> Answer:
                                           "days": (day - today).days})
 
 
+_WEEKDAY_WORD = re.compile(r"\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
+
+
 def _capital(text: str) -> str:
+    text = _WEEKDAY_WORD.sub(lambda m: m.group(1).capitalize(), text)  # "Next Friday"
     return text[:1].upper() + text[1:]
