@@ -406,3 +406,25 @@ def test_a_short_timer_is_said_back_as_asked_though_the_turn_took_time(settings,
     reply = assistant.handler.handle(decision)
     assert reply.text.startswith("Timer set for 5 seconds, until "), reply.text
     assert decision.slots.time == NOW + timedelta(seconds=5)
+
+
+@pytest.mark.parametrize(
+    "said", ["what notes do i have", "read me my notes", "what did i ask you to remember"]
+)
+def test_asking_for_the_notes_reads_them_newest_first(tmp_path: Path, said: str) -> None:
+    """Recall found nothing "about" such words: "I don't know: I have nothing stored"
+    with notes stored. The deciders here say query, as the real classifier does."""
+    from tests.scripted import Classified, ScriptedClassifier
+
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99})
+    a = make_assistant(kit_settings(tmp_path), classifier=ScriptedClassifier({}, query))
+    assert a.handle_text(said).reply.text == "You have no notes."
+    start = datetime(2026, 12, 6, 9, 0, tzinfo=TZ)
+    for minutes, text in enumerate(["the boiler service is due in march",
+                                    "the spare key is under the blue pot"]):
+        a.ctx.notes.add(text, start + timedelta(minutes=minutes))
+    reply = a.handle_text(said).reply
+    assert reply.text == (
+        "You have 2 notes. “the spare key is under the blue pot”; "
+        "“the boiler service is due in march”."
+    ), reply.text

@@ -68,6 +68,10 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"delayed|landed|arriv|depart|gate|cancel)"),
         ("TV listings", r"\bwhat is on (?:the )?(?:tv|telly|television|bbc|itv|channel \d+)\b|"
          r"\btv (?:guide|listings|schedule)\b|\bwhat is on tonight\b"),
+        # Computable from a place, but mavend is told none: a model said "19:38 PM".
+        ("sunrise and sunset times", r"\b(?:sunrise|sunset|sun ?rise|sun ?set|sundown|sun up"
+         r"|first light|daybreak)\b|\bwhen (?:does|will) (?:the )?sun (?:rise|set|come up|go down)"
+         r"|\bwhen (?:does|will) it get (?:dark|light)\b"),
     )
 )
 _COMMAND = re.compile(

@@ -35,10 +35,22 @@ from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
 from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
+from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
 _TODAY = re.compile(r"\b(?:today|tonight)\b")
+# "what notes do i have", "read me my notes", "what did i ask you to remember": the notes
+# themselves, newest first (recall found nothing "about" such words and said "I don't know").
+_ALL_NOTES = re.compile(
+    r"^(?:(?:what|which) notes (?:do i have|have i (?:got|made|saved|taken))"
+    r"|(?:can you |could you |please )?(?:read|show|list|tell|give)(?: me)? (?:all )?(?:of )?"
+    r"(?:my|the) notes"
+    r"|what (?:did|have) i (?:ask|asked|tell|told|get|got) you to (?:remember|note(?: down)?)"
+    r"|what (?:do you|have you) (?:remember|got|noted|stored|saved)(?: for me| about me)?"
+    r"|what is in my notes|what are my notes|any notes)(?: please)?$"
+)
+NOTES_SAID = 5  # the newest this many are read out; the count says how many there are
 
 
 class QueryHandler:
@@ -51,6 +63,8 @@ class QueryHandler:
 
     def handle(self, decision: Decision) -> Reply:
         question = decision.slots.text.strip() or decision.utterance.strip()
+        if _ALL_NOTES.match(normalize(decision.utterance)):
+            return self.notes_said()
         source = decision.source
         if source == Source.CLOCK:
             return self.clock()
@@ -64,6 +78,19 @@ class QueryHandler:
         if source in PERSONAL_SOURCES:  # a decider said the answer is the user's own
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": []})
         return self._general_knowledge(decision, question)
+
+    def notes_said(self) -> Reply:
+        """The newest notes this voice may read, with how many there are."""
+        readable = self.ctx.readable()
+        notes = [note for note, _, _ in self.ctx.notes.recent()
+                 if readable is None or note.speaker in readable]
+        if not notes:
+            return Reply("You have no notes.", data={"notes": []})
+        said = "; ".join(f"“{n.text}”" for n in notes[:NOTES_SAID])
+        count = "1 note" if len(notes) == 1 else f"{len(notes)} notes"
+        newest = "" if len(notes) <= NOTES_SAID else f" The newest {NOTES_SAID}:"
+        return Reply(f"You have {count}.{newest} {said}.",
+                     data={"notes": [n.id for n in notes[:NOTES_SAID]], "count": len(notes)})
 
     def from_own_data(self, question: str) -> Reply | None:
         """The answer the user's own facts and notes hold, or None: never a model's."""
