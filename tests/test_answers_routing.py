@@ -45,6 +45,8 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("is 2027 a leap year", "No, 2027 won't be a leap year."),
         ("was 2000 a leap year", "Yes, 2000 was a leap year."),
         ("when is the next leap year", "The next leap year is 2028."),
+        # the model said "20% off 45 pounds is $9"
+        ("what's 20 percent off 45 pounds", "That's 36 pounds."),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:
@@ -59,7 +61,8 @@ def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str
     "question",
     ["what's the weather", "will it rain tomorrow", "what's the score of the game",
      "how much is bitcoin worth", "what's in the news today",
-     "what time is sunset", "when does it get dark"],  # a model said "19:38 PM"
+     "what time is sunset", "when does it get dark",  # a model said "19:38 PM"
+     "how far is it to london"],  # and "approximately 1,500 kilometers"
 )
 def test_a_live_fact_without_a_source_is_said_plainly(tmp_path: Path, question: str) -> None:
     a, chat = _assistant(tmp_path, [question])

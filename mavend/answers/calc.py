@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from mavend.answers.common import Answer, say_number
@@ -36,6 +36,7 @@ class Calculation:
     expression: str  # in symbols: "17 * 23"
     tokens: tuple[str, ...]
     percent: bool = False  # the answer is a percentage ("20 is what percent of 80")
+    unit: str = ""  # money every amount was said in ("pounds"): the answer's too
 
 
 # --- words to symbols -----------------------------------------------------------------
@@ -104,8 +105,28 @@ _TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+# Money said after an amount: "20 percent off 45 pounds" is 36 pounds (the model, asked,
+# said "$9"). One currency only: two are an exchange rate, a live fact.
+_MONEY = re.compile(r"(?<=\d) (pounds?|quid|dollars?|bucks|euros?|pence|cents?)\b")
+_CURRENCY = {"pound": "pounds", "pounds": "pounds", "quid": "pounds", "dollar": "dollars",
+             "dollars": "dollars", "bucks": "dollars", "euro": "euros", "euros": "euros",
+             "pence": "pence", "cent": "cents", "cents": "cents"}
+_ONE = {"pounds": "pound", "dollars": "dollar", "euros": "euro", "pence": "penny",
+        "cents": "cent"}
+
+
 def parse(numeric: str) -> Calculation | None:
     """The calculation `numeric` (digits, see text.read) asks for, or None if it is none."""
+    units = {_CURRENCY[m] for m in _MONEY.findall(numeric)}
+    if len(units) > 1:
+        return None
+    found = _parse(_MONEY.sub("", numeric))
+    if found is None or not units:
+        return found
+    return replace(found, unit=units.pop())
+
+
+def _parse(numeric: str) -> Calculation | None:
     text = _PREFIX.sub("", numeric).strip()
     asked = text != numeric.strip()  # "what is 3/4": a question, so a fraction
     text = _SUFFIX.sub("", text).strip()
@@ -392,6 +413,8 @@ def answer(calculation: Calculation) -> Answer:
     )
     if calculation.percent:
         spoken += " percent"
+    elif calculation.unit:
+        spoken += f" {_ONE[calculation.unit] if value == 1 else calculation.unit}"
     said = _echo(calculation.tokens)
     about = "" if exact else "about "
     # Saying the sum back lets a misheard number be heard: "17 times 23 is 391."

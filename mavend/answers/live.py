@@ -68,6 +68,11 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"delayed|landed|arriv|depart|gate|cancel)"),
         ("TV listings", r"\bwhat is on (?:the )?(?:tv|telly|television|bbc|itv|channel \d+)\b|"
          r"\btv (?:guide|listings|schedule)\b|\bwhat is on tonight\b"),
+        # From here: mavend knows no "here" and no map ("how far is it to london": a
+        # model said "approximately 1,500 kilometers").
+        ("travel distances and times", r"\bhow far (?:is it |away is it )?to\b|\bhow far is it"
+         r" from here\b|\bhow long (?:does it|will it|would it) take (?:me |us )?to (?:get|drive"
+         r"|walk|cycle|go) to\b|\b(?:drive|driving|walking|travel) time to\b"),
         # Computable from a place, but mavend is told none: a model said "19:38 PM".
         ("sunrise and sunset times", r"\b(?:sunrise|sunset|sun ?rise|sun ?set|sundown|sun up"
          r"|first light|daybreak)\b|\bwhen (?:does|will) (?:the )?sun (?:rise|set|come up|go down)"
