@@ -36,7 +36,13 @@ from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, Tu
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
-from mavend.lists import ListCommand, more_items, parse_list_command, split_list_command
+from mavend.lists import (
+    ListCommand,
+    items_for_it,
+    more_items,
+    parse_list_command,
+    split_list_command,
+)
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
@@ -382,14 +388,17 @@ class Assistant:
         focus = self.ctx.session.get(LIST_FOCUS + session, now_ts=self.ctx.now().timestamp())
         if not isinstance(focus, dict) or not focus.get("list"):
             return None
-        return more_items(said, str(focus["list"]), utterance=utterance)
+        name = str(focus["list"])
+        return more_items(said, name, utterance=utterance) or items_for_it(
+            said, name, utterance=utterance
+        )
 
     def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
         """After an add, the list a follow-up's "and ..." adds to, for the continuation
         window; any other list turn ends it."""
         key = LIST_FOCUS + session
         name = reply.data.get("list") if isinstance(reply.data, dict) else None
-        if command.action == "add" and name and reply.outcome == Outcome.DONE:
+        if command.action in ("add", "create") and name and reply.outcome == Outcome.DONE:
             window = self.settings.conversation.continuation_s
             expires = self.ctx.now().timestamp() + window
             self.ctx.session.put(key, {"list": name}, expires_ts=expires)

@@ -100,3 +100,29 @@ def test_and_bread_after_an_add_goes_on_the_same_list(tmp_path: Path) -> None:
     clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
     assert a.handle_text("and honey").decision.decided_by != "list-command"
     assert len(_items(db)) == 6
+
+
+def test_a_new_list_takes_its_first_items_and_it_means_that_list(tmp_path: Path) -> None:
+    """"start a shopping list" then "add apples bananas and pears to it" was a note
+    reading "add apples bananas and pears to it"; "create a packing list with passport
+    and charger" was a note too. End state: the items, on the lists meant."""
+    clock = MovableClock(datetime(2026, 12, 2, 10, 0, tzinfo=TZ))
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings, clock=clock)
+    db = settings.storage.database_path()
+    assert a.handle_text("start a shopping list").reply.text.startswith("I've made a new")
+    added = a.handle_text("add apples bananas and pears to it")
+    assert added.decision.decided_by == "list-command", added.decision
+    made = a.handle_text("create a packing list with passport and charger").reply
+    assert made.text == (
+        "I've made a new packing list. Added passport and charger to your packing list."
+    )
+    a.handle_text("put a toothbrush on it")
+    assert _items(db) == [
+        ("shopping", "apples", 0), ("shopping", "bananas", 0), ("shopping", "pears", 0),
+        ("packing", "passport", 0), ("packing", "charger", 0), ("packing", "toothbrush", 0),
+    ]
+    # Without a list just made or added to, "it" is no list: nothing is added.
+    clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
+    assert a.handle_text("add cheese to it").decision.decided_by != "list-command"
+    assert a.ctx.notes.recent() == [] and len(_items(db)) == 6

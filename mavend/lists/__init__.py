@@ -14,6 +14,7 @@ from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
 from mavend.lists.parse import (
     ListCommand,
     ListSplit,
+    items_for_it,
     more_items,
     parse_list_command,
     split_list_command,
@@ -30,6 +31,7 @@ __all__ = [
     "ListLimitError",
     "ListSplit",
     "ListSummary",
+    "items_for_it",
     "more_items",
     "parse_list_command",
     "split_list_command",

@@ -268,6 +268,11 @@ class ListHandler:
             return Reply("What should I call the new list?", Outcome.ASKED)
         spoken = spoken_name(cmd.list_name)
         if self.book.create(cmd.list_name):
+            if cmd.items:  # "... with passport and charger"
+                added = self.add(ListCommand("add", cmd.list_name, cmd.items))
+                return Reply(f"I've made a new {spoken}. {added.text}", added.outcome,
+                             added.error_class, {**dict(added.data), "list": cmd.list_name},
+                             changes=added.changes)
             return Reply(f"I've made a new {spoken}. It's empty.", data={"list": cmd.list_name})
         items = self.book.items(cmd.list_name) or []
         open_count = sum(1 for i in items if not i.done)

@@ -96,6 +96,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("lists", r"^(?:do|have)\s+(?:i|we)\s+(?:have|got)\s+any\s+lists$"),
         # create -----------------------------------------------------------------
         (
+            "create",  # with its first items: "create a packing list with passport and charger"
+            r"^(?:make|create|start|begin|set up|setup|new)\s+(?:me\s+|us\s+)?"
+            r"(?:a\s+|an\s+|another\s+)(?:new\s+)?(?P<name>[a-z0-9' -]+?)\s+list\s+"
+            r"(?:with|containing|and (?:add|put))\s+(?P<items>.+)$",
+        ),
+        (
             "create",
             r"^(?:make|create|start|begin|set up|setup|add|new|open)\s+(?:me\s+|us\s+)?"
             r"(?:a\s+|an\s+|another\s+)?(?:new\s+)?list\s+(?:called|named|for|titled)\s+"
@@ -284,7 +290,9 @@ def _command(
 ) -> ListCommand | None:
     groups = match.groupdict()
     if action == "create":
-        return ListCommand("create", name)
+        span = (groups.get("items") or "").strip()
+        items = split_items(span, list_name=name, breaks=comma_breaks(span, utterance))
+        return ListCommand("create", name, tuple(i for i in items if i not in PRONOUNS))
     span = (groups.get("items") or "").strip()
     if action == "remove" and span in _EVERYTHING:
         return ListCommand("clear", name)
@@ -389,6 +397,25 @@ _NOT_ITEMS = re.compile(
     r"\b(?:remind|timer|alarm|turn|lock|set|play|what|when|where|how|who|why|is|are|do|does|"
     r"delete|remove|cancel|clear|take|tick|cross)\b"
 )
+
+
+_TO_IT = re.compile(
+    rf"^{_ADD_VERB}\s+(?P<items>.+?)\s+(?:to|on|onto|in)\s+(?:it|that|that one|this one"
+    r"|that list|this list)$"
+)
+
+
+def items_for_it(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
+    """"add apples and pears to it" right after a list was made or added to: for that
+    list (it was kept as a note, "add apples and pears to it"), or None."""
+    match = _TO_IT.match(_strip(normalize(said)))
+    if match is None or _NOT_ITEMS.search(match["items"]):
+        return None
+    span = match["items"]
+    items = split_items(span, list_name=list_name, breaks=comma_breaks(span, utterance))
+    if not items or any(_OTHER_ITEM.match(i) or i in PRONOUNS for i in items):
+        return None
+    return ListCommand("add", list_name, tuple(items))
 
 
 def more_items(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
