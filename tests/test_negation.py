@@ -260,3 +260,21 @@ def test_a_self_repair_said_whole_runs_only_the_second_version(tmp_path: Path) -
         turn = a.handle_text(text)
         assert turn.decision is not None and turn.decision.decided_by == "negation", text
     assert _written(a) == {"act_runs": 0, "reminders": 1, "notes": 0, "facts": 0}
+
+
+def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> None:
+    """"OK, I won't remind you to feed the cat" left the reminder set, to fire at six.
+    End state: that reminder cancelled, the other kept; with none set, nothing changes."""
+    from tests.state_kit import make_assistant
+
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("remind me at 6 pm tomorrow to feed the cat")
+    a.handle_text("remind me at 7 pm tomorrow to call mum")
+    reply = a.handle_text("don't remind me to feed the cat").reply
+    assert reply.text == "OK, I won't. Cancelled feed the cat.", reply.text
+    with a.store.read() as conn:
+        rows = conn.execute("SELECT text, status FROM reminders ORDER BY id").fetchall()
+    assert [tuple(r) for r in rows] == [("feed the cat", "cancelled"), ("call mum", "pending")]
+    assert a.handle_text("don't remind me to water the ferns").reply.text == (
+        "OK, I won't remind you to water the ferns."
+    )

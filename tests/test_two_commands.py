@@ -47,3 +47,14 @@ def test_another_takes_the_first_command_with_its_own_time(tmp_path: Path) -> No
     # No time of its own: nothing to take, one reminder as before.
     a.handle_text("remind me to buy milk at 9 am tomorrow and another thing")
     assert len(a.ctx.reminders.pending()) == 3
+
+
+def test_a_second_reminder_said_without_remind_me_is_a_reminder(tmp_path: Path) -> None:
+    # It was one reminder, "feed the cat and at 8 pm to give her the pills", at 6 pm.
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("remind me at 6 pm tomorrow to feed the cat and at 8 pm tomorrow to give "
+                  "her the pills")
+    pending = a.ctx.reminders.pending()
+    assert sorted((r.fire_at.hour, r.text) for r in pending) == [
+        (18, "feed the cat"), (20, "give her the pills"),
+    ]

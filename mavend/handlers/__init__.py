@@ -55,6 +55,7 @@ __all__ = [
 
 # A question about the user's own things: "where's my car", "what's our wifi password".
 _OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
+_REMIND_ME = re.compile(r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*)$")
 
 
 class TurnHandler:
@@ -100,6 +101,8 @@ class TurnHandler:
             live = computed is not None and computed.data.get("skill") == "live"
             if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
+        if intent == Intent.SYSTEM and (kept := self._reminder_taken_back(decision, context)):
+            return kept
         if intent in (Intent.ACT, Intent.SYSTEM):
             timed = self.timed.handle(decision, context)
             if timed is not None:  # for later, or for a while (mavend.handlers.timed)
@@ -122,6 +125,18 @@ class TurnHandler:
             return self.system.handle(decision, context)
         # Chat is general knowledge too: out through the query handler's one way out.
         return self.query.chat_turn(decision)
+
+    def _reminder_taken_back(
+        self, decision: Decision, context: TurnContext | None
+    ) -> Reply | None:
+        """"don't remind me to X" when a reminder to X is set: that one is cancelled."""
+        slots = decision.slots
+        if slots.fn != "withdrawn" or slots.args.get("kind") != "negated":
+            return None
+        asked = _REMIND_ME.match(normalize(slots.text))
+        if asked is None:
+            return None
+        return self.reminders.taken_back(asked["task"], context.session if context else "")
 
     def _answered_from_own(self, said: str) -> Reply | None:
         """ "where's my car" read as out of reach, or between a question and a log: when

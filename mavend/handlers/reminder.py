@@ -350,6 +350,16 @@ class ReminderHandler:
             return self._rename(reminder, command.text, session)
         return self._move(reminder, command, session, now)
 
+    def taken_back(self, task: str, session: str) -> Reply | None:
+        """"don't remind me to feed the cat" with that reminder set: it is cancelled (the
+        reply "OK, I won't remind you" left it to fire). None: no one reminder is it."""
+        candidates = of_kind(self.ctx.reminders.active(), "reminder")
+        matches = match_words(candidates, task, self.ctx.now())
+        if len(matches) != 1:
+            return None
+        cancelled = self._cancel(matches[0], session)
+        return replace(cancelled, text=f"OK, I won't. {cancelled.text}")
+
     def _cancel(self, reminder: Reminder, session: str) -> Reply:
         self.ctx.reminders.cancel(reminder.id)
         self.ctx.on_reminders_changed()

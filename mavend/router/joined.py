@@ -6,7 +6,8 @@ Split only where each half is a whole command of the grammar's: "remind me to ca
 and dad at five" is one reminder, and a half that only a model could read is never
 split off. A second half that says "another" takes the first's command with its own
 time: "set a timer for 3 minutes and another for 10 minutes" is two timers (it was one,
-named "3 minutes and another", for 10 minutes).
+named "3 minutes and another", for 10 minutes); one with a time and a task of its own after
+a reminder is a reminder too ("... and at 8 pm to give her the pills").
 """
 
 from __future__ import annotations
@@ -35,12 +36,27 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
             continue
         second = grammar.match(right)
         if second is None:
-            right = _another(left, right, now) or right
+            right = _another(left, right, now) or _remind_me_too(left, right, now) or right
             second = grammar.match(right) if right else None
         if second is None or second.intent is Intent.SYSTEM:
             continue
         return left, right
     return None
+
+
+_REMIND_LEAD = re.compile(r"^(?:(?:please|can you|could you)\s+)*(?P<lead>remind me)\b")
+_TASK = re.compile(r"\b(?:to|about)\s+\w")
+
+
+def _remind_me_too(left: str, right: str, now: datetime) -> str:
+    """"remind me at 6 pm to feed the cat and at 8 pm to give her the pills": the second
+    reminder said without its "remind me" (it was one reminder, "feed the cat and at 8 pm
+    to give her the pills"). Only with a time and a task of its own: "remind me to call
+    mum and dad at five" stays one."""
+    lead = _REMIND_LEAD.match(left)
+    if lead is None or not _TASK.search(right) or find_time(right, now) is None:
+        return ""
+    return f"{lead['lead']} {right}"
 
 
 def _another(left: str, right: str, now: datetime) -> str:
