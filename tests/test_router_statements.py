@@ -38,7 +38,14 @@ def rows(name: str) -> list[str]:
         ("my locker code is", False),  # cut off: no value
         ("my name is what", False),
         ("my question is how tall is everest", False),
-        ("the code is 44", False),  # nobody's own: the deciders judge it
+        # "the" with a value that is a number, a day, a time or a name: kept ("the bin day
+        # is thursday" was routed as a question and nothing was stored); others not.
+        ("the code is 44", True),
+        ("the bin day is thursday", True),
+        ("the plumber is called dave", True),
+        ("the weather is nice", False),
+        ("the kettle is on", False),
+        ("the bins go out on thursday", False),
         ("my locker is 12?", False),
         ("my favourite word is nothing", True),
         ("my in-laws are coming to stay next week", False),  # a plan, not a value

@@ -63,6 +63,15 @@ _PUT = re.compile(
     r"(?:put|hidden|hid|left|stashed|stored|kept|moved|parked|tucked)\s+"
     rf"(?:[\w'-]+\s+){{1,6}}{_PREP}\s+{_OWNER}\s+(?!{_NOT_A_PLACE})\w"
 )
+# "the bin day is thursday", "the gate code is 1973", "the plumber is called dave": a
+# value with "the" instead of "my", kept when the value is a day, a time, a number or a
+# name (that keeps "the weather is nice" and "the kettle is on" out).
+_THE_STATES = re.compile(
+    rf"^{_FILLER}the\s+(?:(?!{_BE}\b)[\w'-]+\s+){{1,5}}{_BE}\s+"
+    r"(?:(?:on|at|every|called|named)\s+)?(?:(?:this|next)\s+)?"
+    r"(?:\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
+    r"|weekdays|weekends|(?<=called )\w|(?<=named )\w)"
+)
 # A request said in the same breath makes it no plain statement ("the sun is in my eyes
 # can you close the blinds").
 _REQUEST = re.compile(r"\b(?:can you|could you|would you|will you|please|remind me|put that)\b")
@@ -75,7 +84,9 @@ def is_statement(text: str) -> bool:
     if "?" in said or _ASKS.match(said):
         return False
     bare = said.rstrip(".!")
-    if (_PLACED.match(bare) or _PUT.match(bare)) and not _REQUEST.search(bare):
+    if (_PLACED.match(bare) or _PUT.match(bare) or _THE_STATES.match(bare)) and not (
+        _REQUEST.search(bare)
+    ):
         return True
     found = _STATES.match(bare)
     if found is None:
