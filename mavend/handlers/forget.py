@@ -162,22 +162,10 @@ class ForgetHandler:
         kind, row_id = str(pending.get("kind", "")), pending.get("id")
         if kind not in ("note", "fact") or not isinstance(row_id, int):
             return Reply("That question has lapsed; ask again.", Outcome.REFUSED)
-        with self.ctx.store.read() as conn:
-            if kind == "note":
-                row = conn.execute("SELECT text FROM notes WHERE id = ?", (row_id,)).fetchone()
-            else:
-                row = conn.execute("SELECT key, value, utterance FROM facts WHERE id = ?",
-                                   (row_id,)).fetchone()
-        gone = self.ctx.notes.delete(row_id) if kind == "note" else self.ctx.facts.delete(row_id)
-        if row is None or not gone:
+        deleted = delete_row(self.ctx, kind, row_id)
+        if deleted is None:
             return Reply("Done: it was already gone.", data={"forgot": {}})
-        if kind == "note":
-            said, ref = row["text"], {"text": row["text"]}
-            change = Change("note.delete", f"deleted the note “{said}”", ref)
-        else:
-            said = row["utterance"] or f"{row['key']}: {row['value']}"
-            ref = {"key": row["key"], "value": row["value"], "utterance": row["utterance"]}
-            change = Change("fact.delete", f"deleted “{said}”", ref)
+        said, change = deleted
         return Reply(f"Done: I forgot “{said}”.", data={"forgot": {f"{kind}s": 1}},
                      changes=(change,))
 
@@ -223,6 +211,27 @@ class ForgetHandler:
                 row = conn.execute(query, whose[1]).fetchone()
                 counts[table], highest[table] = int(row[0]), int(row[1])
         return counts, highest
+
+
+def delete_row(ctx: HandlerContext, kind: str, row_id: int) -> tuple[str, Change] | None:
+    """Delete one note or fact (`kind` "note" or "fact"): its words and the change for the
+    journal, which "undo that" reverses; None when it was already gone. Voice and page
+    deletes (mavend/web/actions.py) both come here."""
+    with ctx.store.read() as conn:
+        if kind == "note":
+            row = conn.execute("SELECT text FROM notes WHERE id = ?", (row_id,)).fetchone()
+        else:
+            row = conn.execute(
+                "SELECT key, value, utterance FROM facts WHERE id = ?", (row_id,)
+            ).fetchone()
+    if row is None or not (ctx.notes if kind == "note" else ctx.facts).delete(row_id):
+        return None
+    if kind == "note":
+        said = row["text"]
+        return said, Change("note.delete", f"deleted the note “{said}”", {"text": said})
+    said = row["utterance"] or f"{row['key']}: {row['value']}"
+    ref = {"key": row["key"], "value": row["value"], "utterance": row["utterance"]}
+    return said, Change("fact.delete", f"deleted “{said}”", ref)
 
 
 def _whose(

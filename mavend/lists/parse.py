@@ -409,13 +409,7 @@ def items_for_it(said: str, list_name: str, *, utterance: str = "") -> ListComma
     """"add apples and pears to it" right after a list was made or added to: for that
     list (it was kept as a note, "add apples and pears to it"), or None."""
     match = _TO_IT.match(_strip(normalize(said)))
-    if match is None or _NOT_ITEMS.search(match["items"]):
-        return None
-    span = match["items"]
-    items = split_items(span, list_name=list_name, breaks=comma_breaks(span, utterance))
-    if not items or any(_OTHER_ITEM.match(i) or i in PRONOUNS for i in items):
-        return None
-    return ListCommand("add", list_name, tuple(items))
+    return None if match is None else _added(match["items"], list_name, utterance)
 
 
 def more_items(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
@@ -425,7 +419,12 @@ def more_items(said: str, list_name: str, *, utterance: str = "") -> ListCommand
     match = _MORE.match(normalize(said))
     if match is None:
         return None
-    span = _strip(match["a"] or match["b"] or "")
+    return _added(_strip(match["a"] or match["b"] or ""), list_name, utterance)
+
+
+def _added(span: str, list_name: str, utterance: str) -> ListCommand | None:
+    """An add of `span`'s items to `list_name`, when they are only items: any word of a
+    request of its own, a pronoun or another room's thing makes it none."""
     if not span or _NOT_ITEMS.search(span):
         return None
     items = split_items(span, list_name=list_name, breaks=comma_breaks(span, utterance))

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSpec
+from mavend.language.numbers import TEENS, TENS, UNITS
 
 # Words that say what to do, how, or to be polite: shared by many acts, naming none.
 _GENERIC_WORDS = """a an the my our your this that these those it its some any all to of on off
@@ -133,8 +134,8 @@ class ActVocabulary:
 
 
 # A level said as "to forty", "at 30 percent", "on fifty" (digits or number words).
-_NUMBER_WORD = (r"(?:\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                r"\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|a hundred|hundred)")
+_WORDS = "|".join(sorted({*UNITS, *TEENS, *TENS, "hundred"}, key=len, reverse=True))
+_NUMBER_WORD = rf"(?:\d+|{_WORDS})"
 _LEVEL = re.compile(rf"\b(?:to|at|on)\s+{_NUMBER_WORD}\b")
 
 

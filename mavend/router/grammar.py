@@ -156,12 +156,19 @@ def _same_command(a: GrammarMatch, b: GrammarMatch) -> bool:
 _REFERENCE = re.compile(r"<[^>]*>|\{[^}]*\}")
 
 
+def _sentence_texts(intents: Intents) -> list[str]:
+    """Every sentence template and expansion rule, as written."""
+    texts = [
+        sentence.text or ""
+        for intent in intents.intents.values()
+        for data in intent.data
+        for sentence in data.sentences
+    ]
+    return texts + [rule.text or "" for rule in intents.expansion_rules.values()]
+
+
 def _template_texts(intents: Intents, act_lists: dict[str, SlotList]) -> list[str]:
-    texts: list[str] = []
-    for intent in intents.intents.values():
-        for data in intent.data:
-            texts.extend(sentence.text or "" for sentence in data.sentences)
-    texts.extend(rule.text or "" for rule in intents.expansion_rules.values())
+    texts = _sentence_texts(intents)
     for slot_list in [*intents.slot_lists.values(), *act_lists.values()]:
         if isinstance(slot_list, TextSlotList):
             texts.extend(getattr(v.text_in, "text", "") or "" for v in slot_list.values)
@@ -286,11 +293,7 @@ def _unfilled_lists(intents: Intents) -> dict[str, SlotList]:
     """An empty list for every `{list}` a kept sentence names that nothing fills: devices
     without rooms generate no {room} values, and hassil raises on a list it was never
     given (every spoken command was dropped); an empty list just matches nothing."""
-    texts = [rule.text or "" for rule in intents.expansion_rules.values()]
-    for intent in intents.intents.values():
-        for data in intent.data:
-            texts.extend(sentence.text or "" for sentence in data.sentences)
-    named = {name for text in texts for name in _LIST_REFERENCE.findall(text)}
+    named = {name for text in _sentence_texts(intents) for name in _LIST_REFERENCE.findall(text)}
     return {
         name: TextSlotList(name=name, values=[])
         for name in sorted(named - set(intents.slot_lists))

@@ -7,6 +7,7 @@ from typing import Any
 
 from mavend.assistant import Assistant
 from mavend.errors import MavendError
+from mavend.handlers.forget import delete_row
 from mavend.handlers.reminder_find import label
 from mavend.language.timeparse import resolve_time
 from mavend.lists import ListBook, ListInputError
@@ -133,26 +134,18 @@ def edit_list_item(a: Assistant, name: str, item_id: int, body: dict[str, Any]) 
 
 
 def delete_note(a: Assistant, note_id: int) -> dict[str, Any]:
-    with a.store.read() as conn:
-        row = conn.execute("SELECT text FROM notes WHERE id = ?", (note_id,)).fetchone()
-    if row is None or not a.ctx.notes.delete(note_id):
+    deleted = delete_row(a.ctx, "note", note_id)
+    if deleted is None:
         raise NotFound(f"note {note_id} is gone")
-    text = row["text"]
-    _record(a, "delete on the page", Change("note.delete", f"deleted the note “{text}”",
-                                            {"text": text}))  # fmt: skip
+    _record(a, "delete on the page", deleted[1])
     return {"text": "Deleted the note."}
 
 
 def delete_fact(a: Assistant, fact_id: int) -> dict[str, Any]:
-    with a.store.read() as conn:
-        row = conn.execute(
-            "SELECT key, value, utterance FROM facts WHERE id = ?", (fact_id,)
-        ).fetchone()
-    if row is None or not a.ctx.facts.delete(fact_id):
+    deleted = delete_row(a.ctx, "fact", fact_id)
+    if deleted is None:
         raise NotFound(f"entry {fact_id} is gone")
-    ref = {"key": row["key"], "value": row["value"], "utterance": row["utterance"]}
-    said = row["utterance"] or f"{row['key']}: {row['value']}"
-    _record(a, "delete on the page", Change("fact.delete", f"deleted “{said}”", ref))
+    _record(a, "delete on the page", deleted[1])
     return {"text": "Deleted it."}
 
 
