@@ -73,8 +73,9 @@ def said(rig: Rig, tmp_path: Path, name: str, command: str) -> float:
 
 
 def hour_said(text: str, hour: int) -> bool:
-    """Whisper writes a spoken time as "23:05", "2305", "11.05" or in words."""
-    digits = re.sub(r"\D", " ", text).split()
+    """Whisper writes a spoken time as "23:05", "2305", "2,305", "11.05" or in words."""
+    # "twenty-two thirty-nine" comes back as "2,239": a thousands comma, not two numbers.
+    digits = re.sub(r"\D", " ", re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)).split()
     spelled = re.sub(r"[^a-z ]", " ", text.replace("-", " "))
     for h in {hour, hour % 12 or 12}:
         if any(d == str(h) or (len(d) in (3, 4) and d[:-2] == str(h)) for d in digits):
