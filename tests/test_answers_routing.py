@@ -40,7 +40,11 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("spell necessary", "Necessary: N, E, C, E, S, S, A, R, Y."),
         ("how do you spell rhythm", "R, H, Y, T, H, M"),
         # the clock answered "what's the date next friday" with today's date
-        ("what's the date next friday", "Next Friday is Friday, 11 December 2026."),
+        ("what's the date next friday", "Next Friday is 11 December 2026."),
+        # the resolver reads ahead: "yesterday" got the clock, "last friday" the next one
+        ("what day was yesterday", "Yesterday was Tuesday, 1 December 2026."),
+        ("what was the date last friday", "Last Friday was 27 November 2026."),
+        ("what day was it the day before yesterday", "was Monday, 30 November 2026."),
         # the 0.5B model said 2027 "is divisible by 4 but not by 100"
         ("is 2027 a leap year", "No, 2027 won't be a leap year."),
         ("was 2000 a leap year", "Yes, 2000 was a leap year."),

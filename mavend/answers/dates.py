@@ -66,6 +66,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("offset", r"^what (?:is |will |was )?(?:the )?(?:date|day)(?: will it be| is it| will "
                    r"be| was it| was| be| it will be| would it be| is)? (?P<span>.+)$"),
         ("offset", r"^what (?:date|day) (?:is|was|will it be|will be|would be) (?P<span>.+)$"),
+        ("offset", r"^what (?:is|was|will be) (?P<span>yesterday|tomorrow)'?s? (?:date|day)$"),
         ("offset", r"^what is (?P<span>\d+ (?:days?|weeks?|months?|years?) "
                    r"(?:from (?:now|today)|after today|ago))$"),
         ("until", rf"^how (?:many|much) {_UNITS}(?: (?:is it|are there|are left|left|is there|"
@@ -99,7 +100,13 @@ _NAMED_DATE = re.compile(
 )
 _RELATIVE_DAY = re.compile(
     r"^(?:(?:next|this|coming|last) )?(?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday|tomorrow|yesterday|today)$|^the day after tomorrow$"
+    r"sunday|tomorrow|yesterday|today)$|^the day (?:after tomorrow|before yesterday)$"
+)
+# The time resolver reads ahead (reminders are in the future): a day in the past is
+# worked out here. "last friday" is the most recent friday before today.
+_PAST_DAY = re.compile(
+    r"^(?:yesterday|the day before yesterday|last (?P<weekday>monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday))$"
 )
 _FILLER_WORDS = {"the", "on", "of", "this", "year", "coming", "it", "is", "be", "day"}
 
@@ -130,11 +137,12 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
         if not m:
             continue
         if kind == "offset":
-            span = m.group("span")
+            span = re.sub(r"^on ", "", m.group("span"))
             if _SPAN.match(span):
                 return DateQuestion(kind, span, span)
-            if _RELATIVE_DAY.match(span) and not re.search(r"\b(?:today|yesterday)$", span):
-                # "what's the date next friday": the date of a day named, not the clock's
+            if _RELATIVE_DAY.match(span) and not span.endswith("today"):
+                # "what's the date next friday", "what day was yesterday": the date of a
+                # day named; today's is the clock's
                 return DateQuestion("weekday", span, span)
             continue
         target = m.group("target").strip()
@@ -181,6 +189,8 @@ def _holiday(target: str) -> tuple[str, Callable[[int], date], int | None, str] 
 
 def _resolve(target: str, now: datetime) -> date | None:
     """A spelled date, read by the time resolver; None unless the whole target is a date."""
+    if m := _PAST_DAY.match(target):
+        return _past_day(m, now.date())
     found = resolve_time(target, now, prefer_future=True)
     if found is None or found.kind != "date":
         return None
@@ -188,6 +198,13 @@ def _resolve(target: str, now: datetime) -> date | None:
     if any(word not in _FILLER_WORDS for word in leftover):
         return None
     return found.when.astimezone(now.tzinfo).date()
+
+
+def _past_day(m: re.Match[str], today: date) -> date:
+    if not m["weekday"]:
+        return today - timedelta(days=2 if m.group(0).startswith("the day") else 1)
+    back = (today.weekday() - list(calendar.day_name).index(m["weekday"].capitalize())) % 7
+    return today - timedelta(days=back or 7)
 
 
 def _year_is_implicit(target: str, now: datetime) -> bool:
@@ -389,6 +406,8 @@ def _weekday(target: _Target, today: date, guess: str) -> Answer:
     said = _spoken_date(target.day, with_year=True)
     if _RELATIVE_DAY.match(target.name):
         name = "today" if target.day == today else target.name
+        if _WEEKDAY_WORD.search(name):  # "Last Friday was 4 December", not "... Friday, 4 ..."
+            return Answer(f"{_capital(name)} {tense} {said}.", SKILL, data)
         return Answer(f"{_capital(name)} {tense} {weekday}, {said}.", SKILL, data)
     name = target.name if target.holiday else said
     if guess:

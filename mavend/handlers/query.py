@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import date
 
+from mavend.handlers.age import AgeQuestions
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.fact import FactQueries
@@ -59,6 +60,7 @@ class QueryHandler:
         self.chat = chat
         self.reminders = reminders
         self.facts = FactQueries(ctx)
+        self.ages = AgeQuestions(ctx)
         self.recall = Recall(ctx)
 
     def handle(self, decision: Decision) -> Reply:
@@ -69,7 +71,8 @@ class QueryHandler:
         if source == Source.CLOCK:
             return self.clock()
         if source == Source.REMINDERS:
-            return self.reminders.list(day=self._day(question))
+            return self.reminders.time_left(question) or self.reminders.list(
+                day=self._day(question))
         if source == Source.GENERAL and decision.source_anchored:
             return self._general_knowledge(decision, question)
         for step in self._chain(source):
@@ -111,8 +114,10 @@ class QueryHandler:
     def _chain(self, source: Source) -> tuple[Callable[[str], Reply | None], ...]:
         """The user's own data, in the order the source suggests."""
         if source == Source.NOTES:
-            return (self._from_notes, self._from_facts)
-        return (self._from_facts, self._from_notes)
+            return (self.ages.answer, self._from_notes, self._from_facts)
+        # "how long until my reminder to check the washing", routed as a question about
+        # facts: the reminder it names answers it, when the words pick one.
+        return (self.ages.answer, self.reminders.time_left, self._from_facts, self._from_notes)
 
     def _from_facts(self, question: str) -> Reply | None:
         return self.facts.answer(question)

@@ -1,0 +1,163 @@
+"""age: "how old is my son", worked out from the birth date the user told mavend.
+
+"my son was born on 4 march 2015" is kept as a fact or a note; asked how old he is,
+recall read the note back ("You logged ...: my son was born on 4 march 2015") and the
+0.5B model, asked to phrase it, said "43". The age is computed here instead, from the
+newest row the household may read that names the same person and a birth date
+("born", "birthday", "date of birth") with its year. A birthday without a year gets
+what is known ("... but not the year"); nothing stored leaves the question to recall.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from dateutil.relativedelta import relativedelta
+
+from mavend.handlers.common import HandlerContext, Reply, content_stems
+from mavend.handlers.fact import search_words
+from mavend.language.timeparse import find_time
+from mavend.router.grammar import normalize
+from mavend.search import RecordSearch
+from mavend.state.records import Fact, Note
+
+_HOW_OLD = re.compile(
+    r"^(?:how old (?P<verb>is|are|will|was|s|'s|turns?)|what age (?P<verb2>is|will))"
+    r" (?P<who>.+?)(?: (?P<be>be|turn|be turning|be on (?:his|her|their) (?:next )?birthday))?"
+    r"(?: now| today| this year)?$"
+)
+_OWNER = re.compile(r"^(?:my|our|the) ")
+_BIRTH = re.compile(r"\b(?:born|birthday|birth ?day|date of birth|dob|birth date)\b")
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+_BORN_IN = re.compile(r"\bborn in (?P<year>1[89]\d\d|20\d\d)\b")
+ROWS = 50  # rows sharing the person's words looked at
+
+
+@dataclass(frozen=True)
+class AgeQuestion:
+    who: str  # "son", "dog", "rex": as said, without "my"
+    named: str  # how the reply names them: "your son", "Rex"
+    ahead: bool  # "how old will he be": at the next birthday
+
+
+def parse(question: str) -> AgeQuestion | None:
+    said = normalize(question).replace("?", "").strip()
+    said = re.sub(r"^how old's ", "how old is ", said)
+    m = _HOW_OLD.match(said)
+    if not m:
+        return None
+    owner = _OWNER.match(m["who"])
+    who = _OWNER.sub("", m["who"]).strip()
+    if not who or who in ("you", "i", "it", "that", "this", "he", "she", "they", "we"):
+        return None  # "how old are you", "how old am i": not a row to look up
+    ahead = (m["verb"] or m["verb2"]) in ("will", "turn", "turns") or bool(m["be"])
+    named = f"your {who}" if owner and owner.group(0) != "the " else (
+        f"the {who}" if owner else who.title())
+    return AgeQuestion(who, named, ahead)
+
+
+@dataclass(frozen=True)
+class _Birth:
+    day: date | None  # None: the year alone ("born in 2015")
+    year: int | None
+    month_day: tuple[int, int] | None
+
+
+class AgeQuestions:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def answer(self, question: str) -> Reply | None:
+        asked = parse(question)
+        if asked is None:
+            return None
+        found = self._birth(asked.who)
+        if found is None:
+            return None
+        birth, row = found
+        return _reply(asked, birth, self.ctx.now().date(), row)
+
+    def _birth(self, who: str) -> tuple[_Birth, str] | None:
+        wanted = content_stems(who)
+        if not wanted:
+            return None
+        hits = RecordSearch.of(self.ctx.store).find(
+            search_words(who), by_words=ROWS, speakers=self.ctx.readable()
+        )
+        rows = []
+        for hit in hits:
+            said = normalize(_text(hit.record))
+            if not wanted <= content_stems(said) or not _BIRTH.search(said):
+                continue
+            if (birth := _read_birth(said, self.ctx.now())) is not None:
+                rows.append((hit.record.at, birth, said))
+        if not rows:
+            return None
+        # The newest: a correction ("no, he was born in 2016") replaces what was said.
+        _, birth, said = max(rows, key=lambda r: r[0])
+        return birth, said
+
+
+def _text(record: Note | Fact) -> str:
+    if isinstance(record, Note):
+        return record.text
+    # The words as said hold the person and the date; key and value may have split them.
+    return record.utterance or f"{record.key.replace('_', ' ')} {record.value}"
+
+
+def _read_birth(said: str, now: datetime) -> _Birth | None:
+    found = find_time(said, now)
+    if found is not None and found.kind == "date":
+        day = found.when.date()
+        if _YEAR.search(found.phrase):
+            return _Birth(day, day.year, (day.month, day.day))
+        return _Birth(None, None, (day.month, day.day))
+    if m := _BORN_IN.search(said):
+        return _Birth(None, int(m["year"]), None)
+    return None
+
+
+def _reply(asked: AgeQuestion, birth: _Birth, today: date, row: str) -> Reply:
+    name = asked.named
+    data: dict[str, object] = {"who": asked.who, "from": row}
+    if birth.day is None and birth.year is None and birth.month_day:
+        month, day = birth.month_day
+        return Reply(f"I know {name}'s birthday is {day} {calendar.month_name[month]}, "
+                     "but not the year they were born.", data=data)
+    if birth.day is None:
+        assert birth.year is not None
+        age = today.year - birth.year
+        data["age"] = [age - 1, age]
+        return Reply(f"{_capital(name)} was born in {birth.year}, so {age - 1} or {age}.",
+                     data=data)
+    if birth.day > today:
+        return Reply(f"{_capital(name)} isn't born yet: the date I have is "
+                     f"{_spoken(birth.day)}.", data=data)
+    age = relativedelta(today, birth.day).years
+    data["age"] = age
+    if asked.ahead:
+        next_birthday = _next_birthday(birth.day, today)
+        turning = relativedelta(next_birthday, birth.day).years
+        data["age"] = turning
+        return Reply(f"{_capital(name)} will be {turning} on {_spoken(next_birthday)}.",
+                     data=data)
+    return Reply(f"{_capital(name)} is {age} (born {_spoken(birth.day)}).", data=data)
+
+
+def _next_birthday(born: date, today: date) -> date:
+    for years in range(today.year - born.year, today.year - born.year + 2):
+        day = born + relativedelta(years=years)  # 29 February: 28 February in other years
+        if day > today:
+            return day
+    raise AssertionError("a birthday comes within two years")
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _spoken(day: date) -> str:
+    return f"{day.day} {calendar.month_name[day.month]} {day.year}"
