@@ -33,6 +33,7 @@ from mavend.handlers.confirm import Confirmations
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
+    asked_time_left,
     duration_of,
     parse_command,
     parse_loose,
@@ -270,11 +271,39 @@ class ReminderHandler:
             return self.list(kind=command.kind if command.kind != "reminder" else "")
         if action == "snooze":
             return self.snooze(command, session)
+        # "how long until the washing reminder": any reminder the words name
+        if (action == "left" and command.what and not command.pronoun
+                and (left := self._left_of(command.what, session)) is not None):
+            return left
         if action in TimerCommands.ACTIONS:
             return self.timers.run(command, context)
         if action == "cancel" and command.everything:
             return self._cancel_all(command, session)
         return self._one(command, session)
+
+    def time_left(self, question: str) -> Reply | None:
+        """How long until the one pending reminder or timer the question names ("how long
+        left on the eggs", "how long until the washing reminder"); two named: which one;
+        none, or not such a question: None (the caller lists them, or looks elsewhere)."""
+        what = asked_time_left(question)
+        return None if what is None else self._left_of(what, "")
+
+    def _left_of(self, what: str, session: str) -> Reply | None:
+        now = self.ctx.now()
+        matches = match_words(self.ctx.reminders.active(), what, now)
+        if len(matches) > 1:
+            return Reply(which_one(tuple(matches), now), Outcome.ASKED)
+        if not matches:
+            return None
+        chosen = matches[0]
+        self.finder.set_focus(session, chosen)
+        if chosen.kind == TIMER:
+            return self.timers.one_left(chosen, now)
+        left = human_duration(max(0.0, (chosen.fire_at - now).total_seconds()))
+        noun = "alarm" if chosen.kind == ALARM else "reminder"
+        return Reply(f"Your {noun}, {label(chosen)}, is in {left}, at "
+                     f"{spoken_time(chosen.fire_at, now)}.",
+                     data={"reminder_id": chosen.id, "fire_at": chosen.due})
 
     def list(self, day: date | None = None, *, kind: str = "") -> Reply:
         """The pending reminders; only those of `day` when a question named one."""

@@ -365,6 +365,25 @@ def _left(said: str) -> ReminderCommand | None:
     return ReminderCommand("left", what=what, pronoun=pronoun, kind="timer")
 
 
+_GOES_OFF = re.compile(
+    r"^(?:when|what time) (?:does|will|is) (?P<target>.+?) (?:go(?:ing)? off|ring|due)$"
+)
+
+
+def asked_time_left(question: str) -> str | None:
+    """The words naming the reminder in "how long left on the eggs", "how long until the
+    washing reminder", "when does my dentist reminder go off"; None for other questions.
+    Looser than a command (`_left` wants "timer" or "it"): the caller only answers when
+    the words pick one pending reminder."""
+    said = normalize(question).replace("?", "").strip()
+    m = _LEFT.match(said) or _GOES_OFF.match(said)
+    if m is None:
+        return None
+    target = (m.groupdict().get("target") or m.groupdict().get("until") or "").strip()
+    target = re.sub(r" (?:is|are) (?:done|ready|cooked)$", "", target)
+    return target or None
+
+
 _EVERY_TIMER = re.compile(
     r"^(?:(?:all|each|every|both) (?:of )?)?(?:the|my|our)? ?(?:timers|of them)$"
 )

@@ -68,7 +68,7 @@ class TimerCommands:
         timer = found.chosen
         self.finder.set_focus(session, timer)
         if command.action == "left":
-            return self._one_left(timer, now)
+            return self.one_left(timer, now)
         if command.action == "pause":
             return self._pause(timer, now)
         if command.action == "resume":
@@ -122,7 +122,7 @@ class TimerCommands:
             return f"{name[0].upper() + name[1:]} is paused with {left} left"
         return f"{name[0].upper() + name[1:]} has {left} left, until {timer.fire_at:%H:%M:%S}"
 
-    def _one_left(self, timer: Reminder, now: datetime) -> Reply:
+    def one_left(self, timer: Reminder, now: datetime) -> Reply:
         return Reply(
             self._left_words(timer, now) + ".",
             data={"reminder_id": timer.id, "left_s": round(_left(timer, now))},
