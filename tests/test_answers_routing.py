@@ -45,6 +45,13 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("what day was yesterday", "Yesterday was Tuesday, 1 December 2026."),
         ("what was the date last friday", "Last Friday was 27 November 2026."),
         ("what day was it the day before yesterday", "was Monday, 30 November 2026."),
+        # the clock moved by a span: "I have no live data for that", and the first set a
+        # reminder "to what's"
+        ("what's 15 minutes from now", "In 15 minutes it will be 15:45."),
+        ("what time will it be in 9 hours", "In 9 hours it will be 00:30 tomorrow."),
+        ("what time is it going to be in an hour and a half",
+         "In an hour and a half it will be 17:00."),
+        ("what time was it 2 hours ago", "2 hours ago it was 13:30."),
         # the 0.5B model said 2027 "is divisible by 4 but not by 100"
         ("is 2027 a leap year", "No, 2027 won't be a leap year."),
         ("was 2000 a leap year", "Yes, 2000 was a leap year."),
