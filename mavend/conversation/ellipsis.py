@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from mavend.language.anchors import names_another, own_anchors
 from mavend.language.reminder_kinds import ALARM, REQUEST_WORDS, TIMER, reminder_kind
 from mavend.language.timeparse import TimeResolution
 from mavend.router.decision import Decision, Intent, Source, Stage
@@ -399,7 +400,16 @@ def _repeat(topic: Topic) -> Rebuilt | None:
     return Rebuilt(Intent(topic.intent), topic.text, topic.fn, dict(topic.args))
 
 
-def _reminder(topic: Topic, fragment: Fragment) -> Rebuilt:
+def _reminder(topic: Topic, fragment: Fragment) -> Rebuilt | None:
+    anchors = own_anchors(topic.text) if topic.asked and fragment.time_kind == "date" else []
+    if anchors and not topic.time:
+        if names_another(fragment.said, anchors[0]):
+            return None  # "When is mum's birthday?" "our anniversary is on the 3rd"
+        # "When is your sister's birthday?" "the 12th of january": the date said takes
+        # the name's place ("the day before the 12th of january"); the rest stands.
+        m = anchors[0]
+        text = f"{topic.text[: m.start()]}{fragment.time_phrase}{topic.text[m.end():]}"
+        return Rebuilt(Intent.REMINDER, " ".join(text.split()))
     task = topic.task
     if fragment.obj:
         verb = task[: len(task) - len(topic.obj)].strip() if topic.obj else ""

@@ -17,12 +17,10 @@ from datetime import date, datetime
 
 from dateutil.relativedelta import relativedelta
 
-from mavend.handlers.common import HandlerContext, Reply, content_stems
-from mavend.handlers.fact import search_words
+from mavend.handlers.common import HandlerContext, Reply
+from mavend.handlers.own_dates import kept_rows
 from mavend.language.timeparse import find_time
 from mavend.router.grammar import normalize
-from mavend.search import RecordSearch
-from mavend.state.records import Fact, Note
 
 _HOW_OLD = re.compile(
     r"^(?:how old (?P<verb>is|are|will|was|s|'s|turns?)|what age (?P<verb2>is|will))"
@@ -33,7 +31,6 @@ _OWNER = re.compile(r"^(?:my|our|the) ")
 _BIRTH = re.compile(r"\b(?:born|birthday|birth ?day|date of birth|dob|birth date)\b")
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _BORN_IN = re.compile(r"\bborn in (?P<year>1[89]\d\d|20\d\d)\b")
-ROWS = 50  # rows sharing the person's words looked at
 
 
 @dataclass(frozen=True)
@@ -81,31 +78,11 @@ class AgeQuestions:
         return _reply(asked, birth, self.ctx.now().date(), row)
 
     def _birth(self, who: str) -> tuple[_Birth, str] | None:
-        wanted = content_stems(who)
-        if not wanted:
-            return None
-        hits = RecordSearch.of(self.ctx.store).find(
-            search_words(who), by_words=ROWS, speakers=self.ctx.readable()
-        )
-        rows = []
-        for hit in hits:
-            said = normalize(_text(hit.record))
-            if not wanted <= content_stems(said) or not _BIRTH.search(said):
-                continue
-            if (birth := _read_birth(said, self.ctx.now())) is not None:
-                rows.append((hit.record.at, birth, said))
-        if not rows:
-            return None
         # The newest: a correction ("no, he was born in 2016") replaces what was said.
-        _, birth, said = max(rows, key=lambda r: r[0])
-        return birth, said
-
-
-def _text(record: Note | Fact) -> str:
-    if isinstance(record, Note):
-        return record.text
-    # The words as said hold the person and the date; key and value may have split them.
-    return record.utterance or f"{record.key.replace('_', ' ')} {record.value}"
+        for row in kept_rows(self.ctx, who):
+            if _BIRTH.search(row.text) and (birth := _read_birth(row.text, self.ctx.now())):
+                return birth, row.text
+        return None
 
 
 def _read_birth(said: str, now: datetime) -> _Birth | None:

@@ -30,6 +30,7 @@ from mavend.handlers.common import (
     human_duration,
 )
 from mavend.handlers.confirm import Confirmations
+from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
@@ -102,6 +103,7 @@ class ReminderHandler:
         self.ctx = ctx
         self.finder = ReminderFinder(ctx)
         self.timers = TimerCommands(ctx, self.finder)
+        self.own_dates = OwnDates(ctx)
 
     # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
@@ -116,6 +118,13 @@ class ReminderHandler:
             spoken = parse_series(decision.utterance, now, alarm=alarm)
             if spoken is not None:
                 return self._set_series(spoken, kind, context, now)
+        if not decision.slots.has_time and kind != TIMER:
+            decision = self._from_own_date(decision, now)
+            if not decision.slots.has_time and (event := self.own_dates.unknown(
+                    decision.utterance)):
+                # "the day before my sister's birthday", no date kept: the answer, a
+                # date, takes the name's place (conversation.ellipsis)
+                return Reply(f"When is {event}?", Outcome.ASKED)
         if decision.clarify is not None:
             return Reply(decision.clarify.question, Outcome.ASKED)
         when = decision.slots.time if decision.slots.has_time else None
@@ -168,6 +177,17 @@ class ReminderHandler:
             data=data,
             changes=changes,
         )
+
+    def _from_own_date(self, decision: Decision, now: datetime) -> Decision:
+        """ "the day before my sister's birthday": the date kept for it, when there is one."""
+        found = self.own_dates.find_time(decision.utterance, now)
+        if found is None:
+            return decision
+        when, read = found
+        said = re.search(rf"(?:\b(?:on|for|by) )?{re.escape(when.phrase)}", read)
+        slots = replace(decision.slots, time=when.when, has_time=True,
+                        text=reminder_task(read, said.group(0) if said else when.phrase))
+        return replace(decision, slots=slots, clarify=None)
 
     def _set_series(
         self, spoken: SpokenSeries, kind: str, context: TurnContext | None, now: datetime

@@ -102,7 +102,8 @@ _NOTE_TAIL = re.compile(
 _TRAILING_CONNECTORS = frozenset(
     [
         "the", "a", "an", "with", "to", "of", "and", "or", "but", "for", "from", "in", "on",
-        "at", "by", "my", "your", "his", "her", "their", "our", "its", "this", "that", "these",
+        # Not "her": "call her", "text her" end with it ("call" was set).
+        "at", "by", "my", "your", "his", "their", "our", "its", "this", "that", "these",
         "those", "some", "any", "about", "into", "than", "then", "if", "because",
         # Russian prepositions and conjunctions left behind by a cut time phrase.
         "в", "во", "на", "к", "ко", "о", "об", "про", "и", "а", "но", "с", "со", "у", "до",

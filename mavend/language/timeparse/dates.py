@@ -158,11 +158,13 @@ def _h_relday(m: re.Match[str], lx: Lexed) -> Atom | None:
 
 
 def _h_day_after(m: re.Match[str], lx: Lexed) -> Atom | None:
-    sign = 1 if m["dir"] == "after" else -1
-    off = Offset(days=sign, anchor=m["dir"], anchor_optional=True)
     # "the day after" that ends the sentence counts from today; inside one it
-    # needs the date it counts from ("the day after christmas").
+    # needs the date it counts from ("the day after christmas"). "The day before" always
+    # does: without a date it read as tomorrow ("the day before my sister's birthday").
     ends = not re.search(r"[^\W_]", lx.canon[m.end() :])
+    # One day, in the anchor's direction (the step applies the sign: a negative count
+    # here made "the day before christmas" the 26th).
+    off = Offset(days=1, anchor=m["dir"], anchor_optional=ends and m["dir"] == "after")
     return make_atom(m, 2 if ends else 1, offset=off)
 
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mavend.language.timeparse.atoms import Clock, DateSpec, Offset, Period, offset_with
+from mavend.language.timeparse.atoms import Clock, DateSpec, Offset, Period
 from mavend.language.timeparse.candidates import add_bdays, add_months, date_candidates, week_of
 from mavend.language.timeparse.clocks import ALARM_RE, PERIODS
 from mavend.language.timeparse.grammar import find_atoms
@@ -44,7 +44,10 @@ def resolve_text(
     lx = lex(text)
     if not lx.toks:
         return None
-    groups = [g for g in group_atoms(lx, find_atoms(lx)) if _usable(g)]
+    every = group_atoms(lx, find_atoms(lx))
+    if any(_counts_from_unknown(g) for g in every):
+        return None  # the day it counts from is not known: no time is better than a wrong one
+    groups = [g for g in every if _usable(g)]
     if not groups:
         return None
     # "remind me tomorrow to check the 3 o'clock train": the train's hour is not when.
@@ -57,6 +60,8 @@ def resolve_text(
         groups = [g for g in groups if g not in named]  # ("the 5 pm one" alone still is)
     best = max(groups, key=lambda g: (g.score, g.end - g.start, -g.start))
     if best.score < min_score and not _covers_most(lx, best):
+        return None
+    if _counts_from_something_else(lx, best):
         return None
     start, end = lx.span(best.start, best.end)
     also = ""
@@ -130,6 +135,24 @@ def _usable(g: Group) -> bool:
     return bool(g.atoms)
 
 
+def _counts_from_unknown(g: Group) -> bool:
+    """ "2 days before my anniversary", "the day before the bins at 7pm": a span counted
+    from a date the resolver cannot read. Counting from now set the wrong day."""
+    off = g.offset
+    return off is not None and bool(off.anchor) and not off.anchor_optional and g.anchor is None
+
+
+_BEFORE_AFTER = re.compile(r"\s?(?:before|after)(?!\w)")
+
+
+def _counts_from_something_else(lx: Lexed, g: Group) -> bool:
+    """ "2 days before my anniversary": a bare span counted from a date the resolver could
+    not read (the anchored reading failed) is not "in 2 days"."""
+    off = g.offset
+    return (off is not None and not off.relative and not off.anchor and g.date is None
+            and g.clock is None and _BEFORE_AFTER.match(lx.canon, g.end) is not None)
+
+
 def _covers_most(lx: Lexed, g: Group) -> bool:
     """A weak expression still counts when it is (nearly) the whole utterance ("thu")."""
     if g.score < 1:
@@ -201,7 +224,9 @@ def _resolve_in_frame(
         base = _anchor_date(g, today, has_time)
         if base is None:
             if not off.anchor_optional:
-                return _resolve_offset_only(offset_with(off, relative=True), now)
+                # "2 days before my anniversary": the date it counts from is not one the
+                # resolver reads; counting from now instead set it for the wrong day.
+                return None
             base = today
         target = _step_from_anchor(base, off)
         dates = [week_of(target, g.date.a) if _is_weekday(g.date) else target]
@@ -250,7 +275,19 @@ def _anchor_date(g: Group, today: date, has_time: bool) -> date | None:
     if g.anchor is None:
         return None
     found = date_candidates(g.anchor, today, has_time)
-    return found[0] if found else None
+    if not found:
+        return None
+    off, spec = g.offset, g.anchor
+    yearly = spec.kind in ("md", "holiday") and spec.year is None and not spec.c
+    if off is not None and off.anchor == "before" and yearly:
+        # "a week before christmas" on the 20th: next year's, not a day gone by. The
+        # anchor's own next date is still this year's; the day counted back from it is not.
+        for base in found:
+            if _step_from_anchor(base, off) >= today:
+                return base
+        later = date_candidates(spec, found[-1] + timedelta(days=1), has_time)
+        return later[0] if later else found[0]
+    return found[0]
 
 
 def _step_from_anchor(base: date, off: Offset) -> date:

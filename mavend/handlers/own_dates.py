@@ -1,0 +1,121 @@
+"""Dates the household told mavend, read back where a request counts from them.
+
+"remind me the day before my sister's birthday to buy a card": the resolver cannot read
+"my sister's birthday" and set the reminder for tomorrow. The birthday was kept ("my
+sister's birthday is on 12 january", a note or a fact): the words are put in place of
+the name ("the day before 12 january") and the time is read again. Nothing kept, or two
+different dates kept for the same words: no time, and the handler asks.
+
+`kept_rows` is the one read of the household's notes and facts by the words they hold
+(also used for ages, `mavend.handlers.age`).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from mavend.handlers.common import HandlerContext, content_stems
+from mavend.handlers.fact import search_words
+from mavend.language.anchors import own_anchors, thing
+from mavend.language.timeparse import TimeResolution, find_time
+from mavend.router.grammar import normalize
+from mavend.search import RecordSearch
+from mavend.state.records import Fact, Note
+
+ROWS = 50  # rows sharing the words looked at
+_BIRTHDAY_OF = re.compile(r"^(?P<who>.+?)(?:'s|')? birthday$")
+_BORN = re.compile(r"\bborn\b")
+
+
+@dataclass(frozen=True)
+class KeptRow:
+    text: str  # normalized: the words as said, for a fact its utterance
+    at: datetime  # when it was kept
+
+
+def kept_rows(ctx: HandlerContext, words: str) -> list[KeptRow]:
+    """The notes and facts this voice may read that hold every content word of `words`,
+    newest first."""
+    wanted = _stems(words)
+    if not wanted:
+        return []
+    hits = RecordSearch.of(ctx.store).find(
+        search_words(words), by_words=ROWS, speakers=ctx.readable()
+    )
+    rows = [KeptRow(normalize(_text(h.record)), h.record.at) for h in hits]
+    rows = [r for r in rows if wanted <= _stems(r.text)]
+    return sorted(rows, key=lambda r: r.at, reverse=True)
+
+
+def _stems(text: str) -> set[str]:
+    # "my sister's birthday" and "my sisters birthday" (a transcript's) are the same words
+    return content_stems(re.sub(r"'s\b|(?<=s)'", "", normalize(text)))
+
+
+def _text(record: Note | Fact) -> str:
+    if isinstance(record, Note):
+        return record.text
+    # The words as said hold the person and the date; key and value may have split them.
+    return record.utterance or f"{record.key.replace('_', ' ')} {record.value}"
+
+
+class OwnDates:
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def find_time(self, utterance: str, now: datetime) -> tuple[TimeResolution, str] | None:
+        """The time `utterance` names once a kept date stands for its name, and the words
+        as read with the date in place; or None."""
+        said = normalize(utterance)
+        for m in own_anchors(said):
+            day = self._date_of(thing(m), now)
+            if day is None:
+                continue
+            written = f"{day.day} {calendar.month_name[day.month].lower()}"
+            if day.year != now.year:
+                written += f" {day.year}"
+            read = said[: m.start()] + written + said[m.end():]
+            found = find_time(read, now)
+            if found is not None and written in found.phrase:
+                return found, read
+        return None
+
+    def unknown(self, utterance: str) -> str | None:
+        """The own event a time counts from, as a question names it ("your sister's
+        birthday"), when one is said: asked about when no date is kept for it."""
+        anchors = own_anchors(normalize(utterance))
+        if not anchors:
+            return None
+        return re.sub(r"^(?:my|our) ", "your ", anchors[0]["said"])
+
+    def _date_of(self, thing: str, now: datetime) -> date | None:
+        # Notes and facts only: a pending reminder named alike ("buy my sister's birthday
+        # present" tomorrow) is not the birthday, and its words match it fuzzily.
+        rows = kept_rows(self.ctx, thing)
+        if (person := _BIRTHDAY_OF.match(thing)) is not None:
+            # "my son's birthday": "my son was born on 4 march 2015" says it too
+            rows += [r for r in kept_rows(self.ctx, person["who"]) if _BORN.search(r.text)]
+        kept = {d for row in rows if (d := _next_occurrence(row.text, now)) is not None}
+        return kept.pop() if len(kept) == 1 else None  # two dates kept: not a guess
+
+
+def _next_occurrence(text: str, now: datetime) -> date | None:
+    """The next day a kept date falls on: a birthday or an anniversary comes round every
+    year ("born on 4 march 2015": the next 4 March); a one-off keeps its own."""
+    found = find_time(text, now)
+    if found is None or found.kind != "date":
+        return None
+    day = found.when.astimezone(now.tzinfo).date()
+    if re.search(r"\b(?:birthday|anniversary|born)\b", text) and day < now.date():
+        day = _in_year(day, now.year)
+        if day < now.date():
+            day = _in_year(day, now.year + 1)
+    return day
+
+
+def _in_year(day: date, year: int) -> date:
+    last = calendar.monthrange(year, day.month)[1]
+    return date(year, day.month, min(day.day, last))
