@@ -170,6 +170,18 @@ def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return one, every
 
 
+_SOCKET_WORDS = ("plug", "socket", "outlet", "smart plug")
+
+
+def unplugged(name: str) -> str:
+    """A plug's name without the word for it: the "garden heater plug" is switched on as
+    "the garden heater" (what it powers). "" when the name has no such word."""
+    for word in _SOCKET_WORDS:
+        if name.endswith(f" {word}"):
+            return name[: -len(word) - 1]
+    return ""
+
+
 def plural_of(words: str) -> str:
     return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
 
@@ -178,7 +190,7 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
     # A to-do list is reached through the list commands (mavend/lists/), not an act.
     devices = [d for d in devices if d.type != "todo"]
     ops = {op for d in devices for op in device_ops(d)}
-    spoken = {n for d in devices for n in (d.name, *d.aliases)}
+    spoken = {n for d in devices for n in (d.name, *d.aliases, unplugged(d.name)) if n}
     # Class words ("the blinds", "the thermostat", "the lights"): lights_on and lights_off
     # come first in the grammar, so "turn on the lights" is still the room's lights.
     spoken |= {w for d in devices for ws in nouns(d) for w in ws}

@@ -302,10 +302,13 @@ class ActHandler:
                 "not_allowed",
                 {"thing": thing},
             )
+        # Read aloud, the whole list (a dozen acts and the home's classes) took 15 s to
+        # hear; the page and the terminal still show it.
         return Reply(
             f"I can't do that: it isn't on my list of allowed actions. I can {self.allowed()}.",
             Outcome.REFUSED,
             "not_allowed",
+            spoken="I can't do that: it isn't on my list of allowed actions.",
         )
 
     def allowed(self) -> str:

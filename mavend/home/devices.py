@@ -14,7 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import DeviceSpec
-from mavend.config.devices import EVERYTHING, OPERATIONS, device_ops, nouns, plural_of
+from mavend.config.devices import (
+    EVERYTHING,
+    OPERATIONS,
+    device_ops,
+    nouns,
+    plural_of,
+    unplugged,
+)
 
 # What "turn on" means for a device with no on/off, as Home Assistant's own intents
 # read it: a blind opens, a vacuum starts, a scene activates; "set it to 21" on a
@@ -85,7 +92,12 @@ def resolve(
     plural = _can_first([d for d in devices if _every_one(d, word, whole_home)], op)
     if plural:
         return _all_of(plural, word, room, here, op)
-    found = [d for d in devices if word in d.aliases]
+    found = [d for d in devices if word in d.aliases or word == unplugged(d.name)]
+    if found and not any(effective_op(d, op) for d in found):
+        # "unlock the garage door": the garage door (a cover) cannot, the garage door
+        # lock can; a device whose name holds the words and can do it is the one meant.
+        able = [d for d in devices if effective_op(d, op) and f" {word} " in f" {d.name} "]
+        found = able or found
     if found:
         return _one_of(found, word, room, here, op)
     single = _can_first([d for d in devices if word in nouns(d)[0]], op)
@@ -135,6 +147,10 @@ def _one_of(
         if not local:
             return Resolution(question=_which(word, found), choices=tuple(found))
         found = local
+    if len(found) > 1 and op == "state":
+        # "did i leave the kids room light on": reading them all harms nothing and
+        # answers it; asking "which light?" did not
+        return Resolution(devices=tuple(found), group=plural_of(word))
     if len(found) > 1:  # two of that kind in the one room: which?
         names = _or(sorted(d.name for d in found))
         return Resolution(question=f"Which {word}: the {names}?", choices=tuple(found))

@@ -227,6 +227,10 @@ class Router:
             if again is not None and withdrawal(taken_back.then) is None:
                 decision = self._from_grammar(taken_back.then, again, now or self.clock())
                 return replace(decision, decided_by="grammar:repair")
+        if taken_back.kind == "negated" and (instead := self._instead(taken_back.what)):
+            # "don't turn the lamp on, turn it off": what is wanted instead runs
+            decision = self._from_grammar(instead[0], instead[1], now or self.clock())
+            return replace(decision, decided_by="grammar:repair")
         return Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,
@@ -240,6 +244,23 @@ class Router:
             ),
             decided_by="negation",
         )
+
+    def _instead(self, negated: str) -> tuple[str, GrammarMatch] | None:
+        """The command said after a negated one, when both are whole commands: "turn the
+        lamp on turn it off" -> "turn the lamp off" ("it" is the first one's device)."""
+        words = negated.split()
+        for cut in range(2, len(words) - 1):
+            first = self.grammar.match(" ".join(words[:cut]))
+            if first is None or first.intent is not Intent.ACT:
+                continue
+            rest = " ".join(words[cut:])
+            device = first.slots.get("device", "")
+            if device:
+                rest = re.sub(r"\b(?:it|them)\b", f"the {device}", rest)
+            second = self.grammar.match(rest)
+            if second is not None and second.intent is Intent.ACT and withdrawal(rest) is None:
+                return rest, second
+        return None
 
     def _timed_command(self, utterance: str, now: datetime) -> Decision | None:
         """"lock the screen in ten minutes", "mute for an hour": an act the grammar knows,

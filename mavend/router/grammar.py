@@ -28,6 +28,7 @@ from hassil.intents import SlotList
 
 from mavend.config import ActSpec, ActsSettings
 from mavend.errors import ConfigError
+from mavend.language.disfluency import fluent
 from mavend.router.decision import Intent, Source
 from mavend.router.snap import Snapped, snap, snap_words
 
@@ -112,6 +113,11 @@ class CommandGrammar:
             core = strip_politeness(normalized)
             if core and core != normalized:
                 found = self._match(core)
+        if found is None:
+            # "uh can you can you turn the uh lamp on", "turn of the lamp": said unevenly
+            tidy = fluent(normalized)
+            if tidy != normalized:
+                found = self._match(tidy) or self._match(strip_politeness(tidy))
         return found
 
     def _match(self, normalized: str) -> GrammarMatch | None:

@@ -17,7 +17,7 @@ from datetime import datetime
 
 from mavend.language.timeparse import find_time
 from mavend.router.decision import Intent
-from mavend.router.grammar import CommandGrammar
+from mavend.router.grammar import CommandGrammar, GrammarMatch
 
 _JOINT = re.compile(r"\s+(?:and then|and also|and|then)\s+")
 _ANOTHER = re.compile(
@@ -36,7 +36,8 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
             continue
         second = grammar.match(right)
         if second is None:
-            right = _another(left, right, now) or _remind_me_too(left, right, now) or right
+            right = (_another(left, right, now) or _remind_me_too(left, right, now)
+                     or _same_verb(grammar, left, first, right) or right)
             second = grammar.match(right) if right else None
         if second is None or second.intent is Intent.SYSTEM:
             continue
@@ -57,6 +58,25 @@ def _remind_me_too(left: str, right: str, now: datetime) -> str:
     if lead is None or not _TASK.search(right) or find_time(right, now) is None:
         return ""
     return f"{lead['lead']} {right}"
+
+
+_ARTICLE = re.compile(r"^(?:the|my|our)\s+")
+
+
+def _same_verb(grammar: CommandGrammar, left: str, first: GrammarMatch, right: str) -> str:
+    """"turn off the office lamp and the office fan": the second device with the first's
+    verb ("turn off the office fan"; it was one device called "office lamp and the office
+    fan", unknown). Only when the second half is a device of the home's on its own."""
+    device = first.slots.get("device", "")
+    if first.intent is not Intent.ACT or not device or f" {device}" not in f" {left}":
+        return ""
+    other = _ARTICLE.sub("", right)
+    at = left.rfind(device)
+    again = f"{left[:at]}{other}{left[at + len(device):]}"
+    found = grammar.match(again)
+    if found is None or found.name != first.name or found.slots.get("device") != other:
+        return ""
+    return again
 
 
 def _another(left: str, right: str, now: datetime) -> str:

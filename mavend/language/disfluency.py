@@ -1,0 +1,31 @@
+"""Speech as said, tidied: fillers and restarts out, a word a recogniser often mishears
+put back. "uh can you can you turn the uh bedroom lamp on" is "can you turn the bedroom
+lamp on"; "turn of the kitchen light" is "turn off the kitchen light".
+
+Only ever a second reading: the router tries it when the words as heard match no
+command, and a tidied reading must still match a whole command to count.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FILLERS = re.compile(r"\b(?:uh+|um+|uhm+|er+|erm+|hmm+|mm+|ah+)\b")
+# "can you can you", "turn the turn the", "the the": a run said twice in a row.
+_RESTART = re.compile(r"\b((?:\w+ ){0,2}\w+) \1\b")
+# Whisper hears "turn off" as "turn of" ("of" is the likelier word to its language model);
+# a command to turn something "of" is never meant.
+_MISHEARD = ((re.compile(r"\b(turn|switch|shut|power) of\b"), r"\1 off"),)
+
+
+def fluent(text: str) -> str:
+    """`text` (normalized: lower case, no punctuation) without fillers and restarts."""
+    said = _FILLERS.sub(" ", text)
+    for _ in range(3):  # "can you can you can you"
+        tidier = _RESTART.sub(r"\1", said)
+        if tidier == said:
+            break
+        said = tidier
+    for pattern, meant in _MISHEARD:
+        said = pattern.sub(meant, said)
+    return " ".join(said.split())

@@ -1,0 +1,210 @@
+"""Home requests said the way people say them, judged by the end state of the Home
+Assistant stand-in (tests/ha_home/standin.py; Home Assistant itself cannot run here).
+
+Each was found by a set of requests written for this session (not the benchmark's): a
+restart ("can you can you"), a misheard "turn of", "don't ... turn it off", a plug called
+by what it powers, the lock and the cover both called "garage door", a state question
+about a room's two lights, two devices for one verb, the room said after "off", a room's
+thermostat named by the room, "halfway". The phrasings here are this file's own.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mavend.config import parse_settings
+from tests.ha_home.standin import StandIn
+from tests.state_kit import make_assistant
+
+
+def entity(eid: str, name: str, state: str, **attributes: Any) -> dict[str, Any]:
+    return {"entity_id": eid, "device_id": None, "area_id": None, "state": state,
+            "attributes": {"friendly_name": name, **attributes}}
+
+
+LIGHT = {"supported_color_modes": ["brightness"], "brightness": None, "color_mode": None}
+HOME = {
+    "name": "terrace",
+    "areas": [],
+    "devices": [],
+    "entities": [
+        entity("light.bedroom_lamp", "Bedroom lamp", "off", **LIGHT),
+        entity("light.office_lamp", "Office lamp", "on", **LIGHT),
+        entity("fan.office_fan", "Office fan", "on", percentage=100, supported_features=49),
+        entity("switch.garden_heater_plug", "Garden heater plug", "off"),
+        entity("lock.garage_door_lock", "Garage door lock", "locked", supported_features=0),
+        entity("cover.garage_door", "Garage door", "closed", device_class="garage",
+               supported_features=3),
+        entity("light.nursery_ceiling", "Nursery ceiling light", "on", **LIGHT),
+        entity("light.nursery_lamp", "Nursery lamp", "off", **LIGHT),
+        entity("climate.bedroom_radiator", "Bedroom radiator", "heat",
+               hvac_modes=["off", "heat"], temperature=20, current_temperature=18.5,
+               min_temp=7, max_temp=30, supported_features=385),
+        entity("cover.kitchen_blinds", "Kitchen blinds", "open", device_class="blind",
+               current_position=100, supported_features=15),
+    ],
+}
+TABLE = """
+[[devices]]
+name = "bedroom lamp"
+room = "bedroom"
+homeassistant = "light.bedroom_lamp"
+
+[[devices]]
+name = "office lamp"
+room = "office"
+homeassistant = "light.office_lamp"
+
+[[devices]]
+name = "office fan"
+room = "office"
+type = "fan"
+homeassistant = "fan.office_fan"
+
+[[devices]]
+name = "garden heater plug"
+room = "garden"
+type = "plug"
+homeassistant = "switch.garden_heater_plug"
+
+[[devices]]
+name = "garage door lock"
+room = "garage"
+type = "lock"
+homeassistant = "lock.garage_door_lock"
+
+[[devices]]
+name = "garage garage door"
+aliases = ["garage door"]
+room = "garage"
+type = "cover"
+device_class = "garage"
+supports = ["open", "close", "state"]
+homeassistant = "cover.garage_door"
+
+[[devices]]
+name = "nursery ceiling light"
+room = "nursery"
+homeassistant = "light.nursery_ceiling"
+
+[[devices]]
+name = "nursery lamp"
+room = "nursery"
+homeassistant = "light.nursery_lamp"
+
+[[devices]]
+name = "bedroom radiator"
+room = "bedroom"
+type = "climate"
+homeassistant = "climate.bedroom_radiator"
+
+[[devices]]
+name = "kitchen blinds"
+room = "kitchen"
+type = "cover"
+device_class = "blind"
+homeassistant = "cover.kitchen_blinds"
+"""
+
+
+class Home:
+    def __init__(self, tmp_path: Path, standin: StandIn):
+        token = tmp_path / "ha-token"
+        token.write_text(standin.token + "\n")
+        self.standin = standin
+        self.before = copy.deepcopy(standin.states)
+        self.assistant = make_assistant(parse_settings(
+            f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
+            f'timeout_s = 5.0\n[storage]\ndata_dir = "{tmp_path / "data"}"\n' + TABLE))
+
+    def say(self, text: str):
+        return self.assistant.handle_text(text, session="test").reply
+
+    def state(self, eid: str) -> str:
+        return self.standin.states[eid]["state"]
+
+    def changed(self) -> set[str]:
+        return {e for e, s in self.standin.states.items()
+                if (s["state"], s["attributes"]) != (self.before[e]["state"],
+                                                     self.before[e]["attributes"])}
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    with StandIn(copy.deepcopy(HOME)) as served:
+        house = Home(tmp_path, served)
+        yield house
+        house.assistant.store.close()
+
+
+def test_fillers_and_a_restart_are_heard_through(home: Home) -> None:
+    home.say("uh can you can you turn the uh bedroom lamp on")
+    assert home.changed() == {"light.bedroom_lamp"} and home.state("light.bedroom_lamp") == "on"
+
+
+def test_turn_of_is_turn_off(home: Home) -> None:
+    home.say("turn of the office lamp")
+    assert home.changed() == {"light.office_lamp"} and home.state("light.office_lamp") == "off"
+
+
+def test_what_is_said_after_a_negated_command_is_done(home: Home) -> None:
+    home.say("don't turn the office lamp off")
+    assert home.changed() == set()
+    home.say("no don't turn the office lamp on turn it off")
+    assert home.changed() == {"light.office_lamp"} and home.state("light.office_lamp") == "off"
+
+
+def test_a_plug_answers_to_what_it_powers(home: Home) -> None:
+    home.say("turn on the garden heater")
+    assert home.changed() == {"switch.garden_heater_plug"}
+    assert home.state("switch.garden_heater_plug") == "on"
+
+
+def test_unlock_the_garage_door_unlocks_the_lock_not_the_cover(home: Home) -> None:
+    asked = home.say("unlock the garage door")
+    assert "unlock the garage door" in asked.text.lower() and home.changed() == set()
+    home.say("yes")
+    assert home.changed() == {"lock.garage_door_lock"}
+    assert home.state("lock.garage_door_lock") == "unlocked"
+
+
+def test_a_rooms_two_lights_are_both_read_not_asked_about(home: Home) -> None:
+    reply = home.say("did i leave the nursery light on")
+    assert reply.text == "The nursery ceiling light is on and the nursery lamp is off."
+    assert home.changed() == set()
+
+
+def test_two_devices_for_one_verb(home: Home) -> None:
+    home.say("turn off the office lamp and the office fan")
+    assert home.changed() == {"light.office_lamp", "fan.office_fan"}
+    assert (home.state("light.office_lamp"), home.state("fan.office_fan")) == ("off", "off")
+
+
+def test_the_room_said_after_off(home: Home) -> None:
+    home.say("turn everything off in the office")
+    assert home.changed() == {"light.office_lamp", "fan.office_fan"}
+
+
+@pytest.mark.parametrize("said", ["set the bedroom to 19 degrees",
+                                  "put the heating in the bedroom up to 19 degrees"])
+def test_a_room_named_for_its_thermostat(home: Home, said: str) -> None:
+    home.say(said)
+    assert home.changed() == {"climate.bedroom_radiator"}
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 19
+
+
+def test_halfway_is_half(home: Home) -> None:
+    home.say("lower the kitchen blinds halfway")
+    assert home.standin.states["cover.kitchen_blinds"]["attributes"]["current_position"] == 50
+    assert home.changed() == {"cover.kitchen_blinds"}
+
+
+def test_a_refusal_is_short_when_spoken(home: Home) -> None:
+    """Read aloud, the whole list of what can be done took 15 s to hear; shown, it stays."""
+    reply = home.assistant.handler.acts.refuse()
+    assert reply.spoken == "I can't do that: it isn't on my list of allowed actions."
+    assert "control the home's" in reply.text and reply.outcome == "refused"
