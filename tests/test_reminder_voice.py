@@ -575,3 +575,39 @@ def test_a_day_named_in_a_cancel_takes_out_that_day_not_the_series(
     # Said without a day, the series goes, as before (and the reply says so).
     assert "the whole series" in say(assistant, "cancel my alarm").text
     assert rows(assistant)[0]["status"] == "cancelled"
+
+
+def test_remind_me_again_is_the_one_that_just_went_off(
+    tmp_path: Path, clock: MovableClock
+) -> None:
+    """It set a reminder "to again". The words match no sentence of the grammar; the
+    deciders here say reminder, as the real classifier does."""
+    from mavend.router.decision import Intent
+    from tests.scripted import Classified, ScriptedClassifier
+
+    said = Classified(Intent.REMINDER, 0.99, {Intent.REMINDER: 0.99})
+    assistant = make_assistant(kit_settings(tmp_path), clock=clock,
+                               classifier=ScriptedClassifier({}, said))
+    assert say(assistant, "remind me again in an hour").text == "Remind you about what?"
+    assert book(assistant).pending() == []
+    say(assistant, "remind me at 3 pm to stretch")
+    reminder = book(assistant).pending()[0]
+    clock.at = reminder.fire_at
+    assert book(assistant).fire(reminder.id, reminder.due, now=clock.at, late=False)
+    assert say(assistant, "remind me again in half an hour").text == (
+        "OK, I'll remind you to stretch at 15:30 today."
+    )
+    assert [(r.text, r.fire_at.isoformat()) for r in book(assistant).pending()] == [
+        ("stretch", "2026-12-02T15:30:00+01:00")]
+
+
+@pytest.mark.parametrize("said", ["stop reminding me about the bins",
+                                  "you can stop reminding me to put the bins out",
+                                  "no more reminders about the bins please"])
+def test_stop_reminding_me_cancels_that_one(assistant: Assistant, said: str) -> None:
+    """It looked for a reminder called "reminding me about the bins" and found none."""
+    say(assistant, "remind me every monday at 7 pm to put the bins out")
+    say(assistant, "remind me at 5 pm to call mum")
+    reply = say(assistant, said)
+    assert reply.text.startswith("Cancelled put the bins out"), reply.text
+    assert [r.text for r in book(assistant).pending()] == ["call mum"]

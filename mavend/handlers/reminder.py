@@ -136,6 +136,13 @@ class ReminderHandler:
                 Outcome.ASKED,
             )
         text = decision.slots.text.strip()
+        if _AGAIN.fullmatch(normalize(text)) and kind != TIMER:
+            # "remind me again in an hour": the one that just went off (or was just set),
+            # not a reminder "to again"
+            earlier = self.finder.focus(_session(context), self.ctx.reminders.active())
+            if earlier is None:
+                return Reply("Remind you about what?", Outcome.ASKED)
+            text = earlier.text
         # A timer's words are its name ("for the pasta": the pasta timer), as when the
         # name and the length are said in one breath (TimerCommands.start).
         name = timer_name(text) if kind == TIMER else ""
@@ -553,6 +560,11 @@ def _new_time(reminder: Reminder, phrase: str, now: datetime) -> datetime | None
 
 def _plain(what: str) -> str:
     return f'"{what.strip()[:60]}"' if what.strip() else "that"
+
+
+_AGAIN = re.compile(
+    r"(?:about |of )?(?:it |that |this |this one |that one )?(?:again|once more|one more time)"
+)
 
 
 def _about(text: str) -> str:

@@ -285,7 +285,19 @@ def _rename(said: str) -> ReminderCommand | None:
     return None
 
 
+# "stop reminding me about the bins", "you can stop reminding me to water the plants",
+# "no more reminders about the bins": that reminder (or series) cancelled.
+_STOP_REMINDING = re.compile(
+    rf"{_POLITE}(?:(?:you can |please )?(?:stop|quit) reminding me|no more reminders?|"
+    r"(?:don't|dont|do not) remind me) (?:about |to |of |for |that )?(?P<what>.+?)"
+    r"(?: any ?more| from now on| again)?$"
+)
+
+
 def _cancel(said: str) -> ReminderCommand | None:
+    if (stop := _STOP_REMINDING.match(said)) and not _is_pronoun(stop["what"]):
+        what = stop["what"]
+        return ReminderCommand("cancel", what=what, kind=_kind(what))
     if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
         what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())
         return ReminderCommand("cancel", what=what, kind=_kind(what))
