@@ -256,7 +256,7 @@ def test_timers_are_reminders_listed_cancelled_and_snoozed_by_voice(settings, cl
 # facts and queries -------------------------------------------------------------
 def test_a_fact_then_a_query_returns_it(settings, clock) -> None:
     assistant = assistant_for(settings, clock)
-    assert say(assistant, "I drank two coffees").text == "Noted: coffees: two."
+    assert say(assistant, "I drank two coffees").text == "Noted: two coffees."
     clock.at += timedelta(hours=1)
     say(assistant, "I drank a coffee")
     say(assistant, "I watered the plants")

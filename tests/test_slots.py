@@ -24,6 +24,12 @@ from mavend.router.slots import extract_fact, first_number, parse_number
         ("the scales say i'm 68 kg", "weight", "68 kg"),
         ("my weight is 80.5 kilos", "weight", "80.5 kilos"),  # the point kept
         ("I slept 7.5 hours.", "sleep", "7.5 hours"),
+        # the time of day said after the thing was the key ("morning: two coffees")
+        # and the plural another key than the singular ("coffees", "coffee")
+        ("i had two coffees this morning", "coffee", "two"),
+        ("i ate a bowl of pasta for lunch", "pasta", "a bowl"),
+        ("i had 3 beers last night", "beer", "3"),
+        ("i took two paracetamol at 9", "paracetamol", "two"),
     ],
 )
 def test_facts_get_a_key_and_a_value(text: str, key: str, value: str) -> None:

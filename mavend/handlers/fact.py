@@ -52,11 +52,34 @@ def search_words(text: str) -> set[str]:
 
 
 def fact_phrase(key: str, value: str) -> str:
-    """How a fact reads back: "watered the plants", "coffees: two"."""
+    """How a fact reads back: "watered the plants", "two coffees", "a glass of water",
+    "weight: 80 kilos"."""
     words = key.replace("_", " ")
     if stem(key) != key and key.endswith("ed"):  # a verb in the past: "watered"
         return words if value in ("", "done") else f"{words} {value}"
+    if " " not in words and value:
+        count = parse_number(value)
+        if count is not None:  # a count of the thing: "two coffees" ("coffee: two")
+            return f"{value} {words if count == 1 else plural(words)}"
+        if _MEASURE.fullmatch(value):  # "a glass of water" ("water: a glass")
+            return f"{value} of {words}"
     return f"{words}: {value}" if value else words
+
+
+# A portion of something had: "a glass", "two slices" (not "80 kilos" of weight).
+_MEASURE = re.compile(
+    r"(?:a|an|one|two|three|four|five|\d+) (?:glass|cup|mug|bowl|bottle|can|pint|slice"
+    r"|piece|plate|bar|packet|pack|tin|jar|spoonful|handful|shot|portion|serving|square"
+    r"|scoop)(?:e?s)?"
+)
+
+
+def plural(noun: str) -> str:
+    if noun.endswith("s") and not noun.endswith(("ss", "us", "is")):
+        return noun  # already ("coffees", a key kept before keys were singular)
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 class FactHandler:
@@ -235,7 +258,7 @@ def _total(rows: list[Fact]) -> tuple[float, str]:
 
 def _unit_label(unit: str, label: str, total: float) -> str:
     if not unit:
-        return label
+        return label if total == 1 or " " in label else plural(label)
     if total != 1 and not unit.endswith("s"):
         unit += "es" if unit.endswith(("s", "sh", "ch", "x")) else "s"
     return unit if stem(unit) == stem(label) else f"{unit} of {label}"

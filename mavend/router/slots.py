@@ -468,10 +468,10 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
     ),
     (
         re.compile(
-            r"\bi (?:just )?(?:drank|had|ate|took) (?P<q>(?:a|an|one|two|three|\d+) "
-            r"(?:\w+ )?(?:of )?)?(?P<k>[a-z ]+)"
+            r"\bi (?:just )?(?:drank|had|ate|took) (?P<q>(?:a|an|one|two|three|four|five|\d+) "
+            r"(?:\w+ of )?)?(?P<k>[a-z ]+)"
         ),
-        lambda m: (m["k"].split()[-1], _quantity(m["q"])),
+        lambda m: (_thing(m["k"]), _quantity(m["q"])),
     ),
     (re.compile(r"\bi (?:really )?(?:like|love|enjoy) (?P<v>.+)"), lambda m: ("likes", m["v"])),
     (re.compile(r"\bi (?:don'?t like|hate|dislike) (?P<v>.+)"), lambda m: ("dislikes", m["v"])),
@@ -481,6 +481,31 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
         lambda m: (m["k"], m["v"] or "done"),
     ),
 )
+
+
+# What follows the thing had: "two coffees this morning", "a bowl of pasta for lunch".
+_AFTER_THE_THING = re.compile(
+    r" (?:for|at|with|this|last|today|yesterday|tonight|earlier|just|in|on|before|after"
+    r"|around|about|already|again|so far)\b.*$"
+)
+
+
+def _thing(words: str) -> str:
+    """ "coffees this morning" -> "coffees" (the key was "morning")."""
+    kept = _AFTER_THE_THING.sub("", f" {words.strip()}").split() or words.split()
+    return _one(kept[-1])
+
+
+def _one(noun: str) -> str:
+    """The key in the singular: "two coffees" and "a coffee" are one count ("coffees" and
+    "coffee" were two keys, and "how many coffees" summed one of them)."""
+    if len(noun) <= 3 or noun.endswith(("ss", "us", "is")):
+        return noun
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    if noun.endswith(("ches", "shes", "xes", "oes")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") else noun
 
 
 def _quantity(spoken: str | None) -> str:
