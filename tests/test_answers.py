@@ -485,7 +485,7 @@ NOT_OURS = [
     "remind me in 10 minutes to check the oven", "wake me up in 8 hours",
     "set the thermostat to 20 degrees", "turn the volume up to 5", "what is the temperature "
     "in the kitchen", "is the garage door open", "turn on the tv", "play some music",
-    "tell me a joke", "what is the capital of france", "who is the president", "what is 5",
+    "tell me a joke", "what is the capital of france", "what is 5",
     "what is 2 plus", "how long until the pizza is ready", "what time is it in the kitchen",
     "set an alarm for 7 tomorrow", "cancel my 3 o'clock reminder", "how many items on my list",
     "add 2 pints of milk to the list", "what did I say about the car", "snooze for 5 minutes",
@@ -493,6 +493,8 @@ NOT_OURS = [
     "remind me to check the forecast before I leave", "put sunscreen on the packing list",
     "set a reminder about the bitcoin tax form", "12/25", "4/7/2026", "ten percent",
     "minus five", "twenty",
+    # history is the model's; who holds an office now is live (test_answers_routing)
+    "who was the first president of the united states",
 ]
 
 

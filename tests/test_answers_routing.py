@@ -73,7 +73,8 @@ def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str
     ["what's the weather", "will it rain tomorrow", "what's the score of the game",
      "how much is bitcoin worth", "what's in the news today",
      "what time is sunset", "when does it get dark",  # a model said "19:38 PM"
-     "how far is it to london"],  # and "approximately 1,500 kilometers"
+     "how far is it to london",  # and "approximately 1,500 kilometers"
+     "who is the president of the united states", "who's the prime minister"],
 )
 def test_a_live_fact_without_a_source_is_said_plainly(tmp_path: Path, question: str) -> None:
     a, chat = _assistant(tmp_path, [question])

@@ -213,3 +213,19 @@ def test_questions_about_itself_are_answered_without_a_model(
 )
 def test_other_questions_still_reach_the_model(question: str) -> None:
     assert Persona("Jarvis").identity_answer(question) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "reply"),
+    [("thank you", "You're welcome."), ("thanks nova", "You're welcome."),
+     ("good night", "Good night."), ("ok cheers", "You're welcome.")],
+)
+def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str,
+                                                       reply: str) -> None:
+    """The 0.5B model answered "good night" with "How can I assist you today?"."""
+    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    chat = ScriptedChat(answers=["Good night! How can I assist you today?"])
+    a = make_assistant(settings, clock=MovableClock(NOW),
+                       llm=ScriptedLlm({said: Route(Intent.CHAT, 0.95)}), chat=chat)
+    assert a.handle_text(said).reply.text == reply
+    assert chat.calls == []

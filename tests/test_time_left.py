@@ -65,3 +65,16 @@ def test_words_that_name_no_reminder_list_them_instead(tmp_path: Path) -> None:
     a = _assistant(tmp_path, "reminders")
     reply = a.handle_text("how long left on the roast").reply.text
     assert reply.startswith("You have 2 reminders"), reply
+
+
+def test_a_question_about_the_alarm_is_answered_about_alarms(tmp_path: Path) -> None:
+    """ "what time is my alarm" said "You have no reminders set." with none set, and "You
+    have 3 reminders: ..." with one."""
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="reminders")
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                       classifier=ScriptedClassifier({}, query))
+    assert a.handle_text("what time is my alarm").reply.text == "You have no alarms."
+    a.ctx.reminders.add("check the washing", NOW + timedelta(minutes=40), now=NOW)
+    a.ctx.reminders.add("alarm", datetime(2026, 12, 3, 7, 0, tzinfo=TZ), now=NOW, kind="alarm")
+    assert a.handle_text("what time is my alarm").reply.text == (
+        "Your alarm is set for 07:00 tomorrow.")

@@ -73,6 +73,13 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("travel distances and times", r"\bhow far (?:is it |away is it )?to\b|\bhow far is it"
          r" from here\b|\bhow long (?:does it|will it|would it) take (?:me |us )?to (?:get|drive"
          r"|walk|cycle|go) to\b|\b(?:drive|driving|walking|travel) time to\b"),
+        # Who holds an office now changes after any model's training ends: "who is the
+        # president of ...", "who's the current prime minister". History ("who was the
+        # first president") is the model's to answer.
+        ("who holds an office now", r"^(?:so |and |hey )?who (?:is|are) (?:the )?(?:current "
+         r"|present |new |sitting )?(?:president|prime minister|pm|chancellor|premier|king|queen"
+         r"|monarch|pope|mayor|governor|first minister|taoiseach|ceo|head of state|leader|"
+         r"secretary general|speaker of the house)\b(?!.*\b(?:in|of) (?:1[0-9]|20[01])\d{2}\b)"),
         # Computable from a place, but mavend is told none: a model said "19:38 PM".
         ("sunrise and sunset times", r"\b(?:sunrise|sunset|sun ?rise|sun ?set|sundown|sun up"
          r"|first light|daybreak)\b|\bwhen (?:does|will) (?:the )?sun (?:rise|set|come up|go down)"

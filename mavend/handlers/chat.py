@@ -32,6 +32,8 @@ class ChatHandler:
         known = self.persona.identity_answer(text)
         if known is not None:  # "who are you", "are you chatgpt": known, not generated
             return Reply(known, data={"identity": True})
+        if (social := self.persona.social_answer(text)) is not None:
+            return Reply(social, data={"social": True})
         llm = self.ctx.chat_llm()
         if llm is None:
             return Reply(

@@ -61,6 +61,23 @@ _IDENTITY = re.compile(
 )
 
 
+# Pleasantries: what to say back is known. The 0.5B model answered "good night" with "Good
+# night! How can I assist you today?" and "thank you" with three sentences.
+_SOCIAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"^(?:(?:ok|okay|oh|great|brilliant|lovely|perfect|cool|nice|right)\s+)*"
+                rf"(?:{said})(?:\s+(?:so much|very much|a lot|mate|again|{{name}}))*[.!]*$"), reply)
+    for said, reply in (
+        (r"thanks|thank you|thank u|cheers|ta|much appreciated|thanks a lot", "You're welcome."),
+        (r"good ?night|night night|nighty night|sleep well", "Good night."),
+        (r"good morning|morning", "Good morning."),
+        (r"good afternoon", "Good afternoon."),
+        (r"good evening", "Good evening."),
+        (r"hello|hi|hey|hiya|hi there|hello there", "Hello."),
+        (r"bye|goodbye|bye bye|see you|see you later|see ya", "Bye."),
+    )
+)
+
+
 @dataclass(frozen=True)
 class Persona:
     """The assistant as the model is told to be: its spoken name."""
@@ -104,6 +121,15 @@ class Persona:
         if re.match(r"^(?:are|r|were) (?:you|u)\b", said):
             return f"No. {self.own_line}"
         return self.own_line
+
+    def social_answer(self, said: str) -> str | None:
+        """The reply to a pleasantry ("thank you", "good night"), or None."""
+        words = " ".join(said.lower().replace(",", " ").replace("?", " ").split())
+        words = re.sub(rf"\b{re.escape(self.name.lower())}\b", "{name}", words)
+        for pattern, reply in _SOCIAL:
+            if pattern.match(words):
+                return reply
+        return None
 
     def checked_reply(self, reply: str, question: str = "") -> str:
         """`reply`, or `own_line` when it claims a maker or another model's name.

@@ -34,6 +34,7 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.fact import FactQueries
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
+from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind
 from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
 from mavend.router.grammar import normalize
@@ -71,8 +72,11 @@ class QueryHandler:
         if source == Source.CLOCK:
             return self.clock()
         if source == Source.REMINDERS:
+            # "what time is my alarm": the alarms ("You have no reminders set." was said
+            # of an alarm question, and the one alarm came as "1 reminder")
+            kind = reminder_kind(normalize(question))
             return self.reminders.time_left(question) or self.reminders.list(
-                day=self._day(question))
+                day=self._day(question), kind=kind if kind in (ALARM, TIMER) else "")
         if source == Source.GENERAL and decision.source_anchored:
             return self._general_knowledge(decision, question)
         for step in self._chain(source):

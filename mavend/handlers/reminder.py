@@ -345,6 +345,11 @@ class ReminderHandler:
             if not (when or kind):
                 return Reply("You have no reminders set.")
             return Reply(f"You have no {plural}{when}.")
+        if kind == ALARM and len(pending) == 1 and pending[0].series is None:
+            alarm = pending[0]  # "Your alarm is set for 07:00 tomorrow", not "1 alarm: alarm"
+            about = "" if alarm.text == "alarm" else f" ({alarm.text})"
+            return Reply(f"Your alarm{about} is set for {spoken_time(alarm.fire_at, now)}.",
+                         data={"reminders": [alarm.id]})
         items = [described(r, now) for r in pending[:10]]
         more = f", and {len(pending) - 10} more" if len(pending) > 10 else ""
         noun = singular if len(pending) == 1 else plural
