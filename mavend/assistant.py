@@ -234,7 +234,8 @@ class Assistant:
         if rewritten is not None:  # "don't forget to call mum at five" is a reminder
             utterance = said = rewritten
         # A reminder command, or a bare "cancel the dentist" when a dentist reminder is set.
-        command = parse_command(said) or self.handler.reminders.claim(said)
+        command = (parse_command(said) or self.handler.reminders.claim(said)
+                   or self.handler.reminders.timer_minutes(said, session))
         if command is not None:
             decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
             self.conversation.remember(session, decision, said)

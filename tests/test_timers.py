@@ -187,3 +187,24 @@ def test_another_timer_in_the_same_breath_and_how_long_is_left_on_them(
     left = say(assistant, "how long is left on my timers")
     assert left.outcome == Outcome.DONE and "3 minutes left" in left.text, left.text
     assert "10 minutes left" in left.text
+
+
+def test_make_it_15_changes_the_timer_just_set(tmp_path) -> None:
+    """ "make it 15" was refused as an act; "make it 20 minutes" set a reminder "to make it".
+    A bare number is a timer's minutes only when "it" is a timer."""
+    from datetime import datetime, timedelta
+
+    from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
+
+    now = datetime(2026, 12, 2, 15, 0, tzinfo=TZ)
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(now))
+    a.handle_text("set a timer for 10 minutes")
+    assert a.handle_text("make it 15").reply.text == "Timer now set for 15 minutes, until 15:15:00."
+    assert a.handle_text("actually make it 20 minutes").reply.text == (
+        "Timer now set for 20 minutes, until 15:20:00.")
+    (timer,) = a.ctx.reminders.active()
+    assert (timer.text, timer.fire_at) == ("timer for 20 minutes", now + timedelta(minutes=20))
+    a.handle_text("remind me to call mum in 10 minutes")
+    a.handle_text("make it 21")  # "it" is a reminder now: no timer's minutes
+    assert sorted(r.fire_at for r in a.ctx.reminders.active()) == [
+        now + timedelta(minutes=10), now + timedelta(minutes=20)]

@@ -35,6 +35,7 @@ from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
     asked_time_left,
+    bare_minutes,
     duration_of,
     parse_command,
     parse_loose,
@@ -290,6 +291,17 @@ class ReminderHandler:
         candidates = of_kind(self.ctx.reminders.active(), command.kind)
         return command if match_words(candidates, command.what, self.ctx.now()) else None
 
+    def timer_minutes(self, said: str, session: str) -> ReminderCommand | None:
+        """ "make it 15" when "it" is a timer (the session's focus): 15 minutes from now.
+        Not otherwise: after "set the heating to 20", "make it 21" is the thermostat's."""
+        when = bare_minutes(said)
+        if when is None:
+            return None
+        focus = self.finder.focus(session, self.ctx.reminders.active())
+        if focus is None or focus.kind != TIMER:
+            return None
+        return ReminderCommand("move", what="it", pronoun=True, when=when)
+
     def _command(
         self, command: ReminderCommand, context: TurnContext | None, session: str
     ) -> Reply:
@@ -506,6 +518,15 @@ class ReminderHandler:
         moved = self.ctx.reminders.move(reminder.id, when, now=now)
         self._changed_by_id(session, moved)
         data = {"reminder_id": moved.id, "fire_at": moved.due}
+        if moved.kind == TIMER:  # "make it 15 minutes": a timer's length, not a clock time
+            left = human_duration(round((moved.fire_at - now).total_seconds()))
+            until = f"{moved.fire_at:%H:%M:%S}"
+            if moved.text.startswith("timer for "):  # named by its length: the new one
+                self.ctx.reminders.rename(moved.id, f"timer for {left}")
+                return Reply(f"Timer now set for {left}, until {until}.", data=data)
+            name = label(moved)
+            return Reply(f"{name[0].upper()}{name[1:]} now runs {left}, until {until}.",
+                         data=data)
         at = stated_time(moved.fire_at, now, dated=True)
         if reminder.series is not None and moved.id != reminder.id:
             return Reply(

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from mavend.handlers.reminder_commands_ru import as_english
 from mavend.language.timeparse import resolve_time
 from mavend.router.grammar import normalize
+from mavend.router.slots import parse_number
 
 _NOUN = r"(?:reminders?|timers?|alarms?|ones?)"
 _PRONOUN = r"(?:it|(?:that|this)(?: one| reminder| timer| alarm)?)"
@@ -436,9 +437,24 @@ def _make_it(said: str) -> ReminderCommand | None:
     if m is None:
         return None
     when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
-    if duration_of(when) is not None or resolve_time(when, _EPOCH) is None:
+    if duration_of(when) is not None and not when.startswith("in "):
+        # "make it 15 minutes" (after a timer, or a reminder just set): from now. It set
+        # a new reminder "to make it".
+        return ReminderCommand("move", what="it", pronoun=True, when=f"in {when}")
+    if resolve_time(when, _EPOCH) is None:
         return None
     return ReminderCommand("move", what="it", pronoun=True, when=when)
+
+
+_BARE_NUMBER = re.compile(rf"{_POLITE}(?:no |sorry |wait )*make (?:it|that) (?P<n>[a-z0-9 ]+)$")
+
+
+def bare_minutes(said: str) -> str | None:
+    """ "make it 15": the number alone, as a timer's minutes ("in 15 minutes"), or None.
+    Only the caller knows whether a timer is what "it" is."""
+    m = _BARE_NUMBER.match(normalize(said))
+    number = parse_number(m["n"]) if m else None
+    return f"in {number} minutes" if number is not None and 0 < number <= 999 else None
 
 
 def _move(said: str) -> ReminderCommand | None:
