@@ -378,3 +378,20 @@ def test_more_utterances(text: str, expected: datetime) -> None:
 )
 def test_ordinals_and_the_past_are_not_reminder_times(text: str) -> None:
     assert find_time(text, WED) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "when"),
+    [
+        # "tonight" said after its 20:00 was tomorrow night; it is tonight's, passed, and
+        # the reminder asks when
+        ("remind me tonight to lock the car", "2026-12-06 20:00"),
+        ("remind me this evening to call dad", "2026-12-06 19:00"),
+        ("remind me tonight at 11 to put the bins out", "2026-12-06 23:00"),
+        ("remind me tomorrow night to take the bins", "2026-12-07 21:00"),
+    ],
+)
+def test_a_part_of_today_said_late_stays_today(said: str, when: str) -> None:
+    late = datetime(2026, 12, 6, 22, 35, tzinfo=ZoneInfo("Europe/Berlin"))
+    found = find_time(said, late)
+    assert found is not None and f"{found.when:%Y-%m-%d %H:%M}" == when

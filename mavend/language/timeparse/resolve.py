@@ -346,7 +346,9 @@ def _pick_time(g: Group, dates: list[date] | None, now: datetime, prefer_future:
     if dates is None:  # a clock time with no day: today or the next days
         days = [today + timedelta(days=k) for k in range(3)]
     elif len(dates) == 1 and dates[0] == today and g.date is not None and g.date.kind == "rel":
-        days = [today, today + timedelta(days=1)]  # "today at 8" said at 10: tomorrow
+        # "today at 8" said at 10: tomorrow. "tonight" (no clock) said at 22:30 is not
+        # tomorrow night: its 20:00 has passed, and the caller asks when.
+        days = [today] if g.clock is None else [today, today + timedelta(days=1)]
     else:
         days = dates
     first: datetime | None = None
