@@ -38,12 +38,15 @@ from mavend.home.devices import chosen
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import (
     ListCommand,
+    for_list_in_focus,
     items_for_it,
     more_items,
     parse_list_command,
     split_list_command,
 )
 from mavend.lists.handler import ListHandler
+from mavend.lists.items import make_item
+from mavend.lists.match import find
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
@@ -390,19 +393,30 @@ class Assistant:
         if not isinstance(focus, dict) or not focus.get("list"):
             return None
         name = str(focus["list"])
-        return more_items(said, name, utterance=utterance) or items_for_it(
-            said, name, utterance=utterance
-        )
+        # "and jam" continues an add; after a list was read out it is no add of its own
+        more = focus.get("after") != "read" and more_items(said, name, utterance=utterance)
+        found = (more or items_for_it(said, name, utterance=utterance)
+                 or for_list_in_focus(said, name, utterance=utterance))
+        if found is not None and found.action == "bought":
+            # "i've got the milk": ticked when each thing is on the list, else not a list turn
+            items = [i for i in (self.lists.book.items(name) or []) if not i.done]
+            if not all(find(items, (m := make_item(t)).key, m.core).one for t in found.items):
+                return None
+            found = replace(found, action="tick")
+        return found
 
     def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
         """After an add, the list a follow-up's "and ..." adds to, for the continuation
         window; any other list turn ends it."""
         key = LIST_FOCUS + session
         name = reply.data.get("list") if isinstance(reply.data, dict) else None
-        if command.action in ("add", "create") and name and reply.outcome == Outcome.DONE:
+        # A list read out is in focus too: "remove the eggs" after "what's on my list".
+        kept = ("add", "create", "read", "remove", "tick")
+        if command.action in kept and name and reply.outcome == Outcome.DONE:
             window = self.settings.conversation.continuation_s
             expires = self.ctx.now().timestamp() + window
-            self.ctx.session.put(key, {"list": name}, expires_ts=expires)
+            self.ctx.session.put(key, {"list": name, "after": command.action},
+                                 expires_ts=expires)
         else:
             self.ctx.session.pop(key)
 

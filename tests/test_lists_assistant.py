@@ -126,3 +126,53 @@ def test_a_new_list_takes_its_first_items_and_it_means_that_list(tmp_path: Path)
     clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
     assert a.handle_text("add cheese to it").decision.decided_by != "list-command"
     assert a.ctx.notes.recent() == [] and len(_items(db)) == 6
+
+
+def test_the_list_in_focus_takes_its_items_without_being_named(tmp_path: Path) -> None:
+    """"add passport and chargers" after "start a packing list" was a note; "remove the
+    eggs" after the list was read out was refused as an act; "i've got the milk" a note.
+    Not a thing on the list ("i've got a headache"), or a request of its own ("put the
+    kettle on"), is no list turn. End state: the rows in the file."""
+    clock = MovableClock(datetime(2026, 12, 2, 10, 0, tzinfo=TZ))
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings, clock=clock)
+    db = settings.storage.database_path()
+    a.handle_text("add milk, eggs and bread to the shopping list")
+    a.handle_text("what's on my shopping list")
+    assert a.handle_text("remove the eggs").reply.text == "Took eggs off your shopping list."
+    assert a.handle_text("i've got the milk").decision.decided_by == "list-command"
+    a.handle_text("start a packing list")
+    a.handle_text("add passport and chargers")
+    assert a.handle_text("i've got a headache").decision.decided_by != "list-command"
+    a.handle_text("what's on the packing list")
+    assert a.handle_text("put the kettle on").decision.decided_by != "list-command"
+    assert _items(db) == [("shopping", "milk", 1), ("shopping", "bread", 0),
+                          ("packing", "passport", 0), ("packing", "chargers", 0)]
+    # After the window, "remove the bread" is no longer about the list
+    clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
+    assert a.handle_text("remove the bread").decision.decided_by != "list-command"
+    assert ("shopping", "bread", 0) in _items(db)
+
+
+def _lists(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return [r[0] for r in conn.execute("SELECT name FROM lists ORDER BY id")]
+
+
+def test_delete_the_list_deletes_the_list(tmp_path: Path) -> None:
+    """"delete the packing list" said "Your packing list is already empty." and the list
+    stayed. An empty one goes at once; one with items after a yes; shopping is cleared."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    a.handle_text("start a packing list")
+    assert a.handle_text("delete the packing list").reply.text == "Deleted your packing list."
+    a.handle_text("create a party list with balloons and cake")
+    a.handle_text("add eggs to the shopping list")
+    asked = a.handle_text("delete the party list").reply
+    assert asked.text.startswith("Delete the party list and its 2 items?")
+    assert _lists(db) == ["party", "shopping"]
+    a.handle_text("yes")
+    assert _lists(db) == ["shopping"] and _items(db) == [("shopping", "eggs", 0)]
+    assert a.handle_text("delete my shopping list").reply.text.startswith(
+        "Clear the shopping list")

@@ -14,6 +14,7 @@ from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
 from mavend.lists.parse import (
     ListCommand,
     ListSplit,
+    for_list_in_focus,
     items_for_it,
     more_items,
     parse_list_command,
@@ -31,6 +32,7 @@ __all__ = [
     "ListLimitError",
     "ListSplit",
     "ListSummary",
+    "for_list_in_focus",
     "items_for_it",
     "more_items",
     "parse_list_command",

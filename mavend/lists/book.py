@@ -177,6 +177,16 @@ class ListBook:
                     changed.append(int(item_id))
             return changed
 
+    def drop(self, name: str) -> bool:
+        """Delete the list and its items; False when there is no such list."""
+        with self.store.write("deleting a list") as conn:
+            list_id = _list_id(conn, name)
+            if list_id is None:
+                return False
+            conn.execute("DELETE FROM list_items WHERE list_id = ?", (list_id,))
+            conn.execute("DELETE FROM lists WHERE id = ?", (list_id,))
+            return True
+
     def clear(self, name: str, ids: Iterable[int]) -> list[int]:
         """Delete these items (the ones there when the clear was asked), nothing else."""
         with self.store.write("clearing a list") as conn:

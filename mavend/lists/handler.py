@@ -17,11 +17,12 @@ from mavend.home.todo import HomeList
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
 from mavend.lists.items import clean_text, core_of, make_key
 from mavend.lists.match import find
-from mavend.lists.names import DEFAULT_LIST, canonical_name, spoken_name
+from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO, canonical_name, spoken_name
 from mavend.lists.parse import ListCommand
 from mavend.replies import Change
 
 CLEAR_OP = "lists.clear"
+DROP_OP = "lists.drop"
 # A spoken read-back names this many items and the count; the text names them all.
 SPOKEN_FIRST = 4
 
@@ -50,6 +51,8 @@ class ListHandler:
                 return self.lists()
             if cmd.action == "clear":
                 return self.ask_clear(cmd, context)
+            if cmd.action == "drop":
+                return self.ask_drop(cmd, context)
             if cmd.action == "create":
                 return self.create(cmd)
         except ListLimitError as exc:
@@ -245,8 +248,37 @@ class ListHandler:
             data={"list": name, "ids": ids},
         )
 
+    def ask_drop(self, cmd: ListCommand, context: TurnContext | None) -> Reply:
+        """ "delete the packing list": the list itself, gone from "what lists do i have" (it
+        said "already empty" and stayed). With items, asked first; a default list (shopping,
+        to-do) is only ever cleared."""
+        name = self.book.resolve(cmd.list_name)
+        if name in (SHOPPING, TODO, DEFAULT_LIST):
+            return self.ask_clear(cmd, context)
+        items = self.book.items(name)
+        if items is None:
+            return self._no_list(name)
+        if not items:
+            self.book.drop(name)
+            return Reply(f"Deleted your {spoken_name(name)}.", data={"list": name, "ids": []})
+        session = context.session if context is not None else ""
+        return Confirmations(self.ctx).ask(
+            session,
+            DROP_OP,
+            {"list": name, "count": len(items)},
+            f"Delete the {spoken_name(name)} and its {_items_word(len(items))}?",
+            room="lists",
+            data={"list": name, "ids": [i.id for i in items]},
+        )
+
     def confirmed(self, op: str, pending: Mapping[str, Any]) -> Reply:
-        """The yes to a clear: only the items there when it was asked are deleted."""
+        """The yes to a clear: only the items there when it was asked are deleted. The yes
+        to a drop: the list and what is on it now."""
+        if op == DROP_OP:
+            name = str(pending.get("list") or "")
+            if not self.book.drop(name):
+                return Reply(f"Your {spoken_name(name)} is already gone.")
+            return Reply(f"Deleted your {spoken_name(name)}.", data={"list": name})
         if op != CLEAR_OP:
             return Reply("That question has lapsed; ask again.", Outcome.REFUSED)
         name = str(pending.get("list") or "")

@@ -16,7 +16,7 @@ from mavend.lists.items import PRONOUNS, split_items
 from mavend.lists.names import SHOPPING, canonical_name
 from mavend.router.grammar import normalize
 
-ACTIONS = ("add", "remove", "tick", "untick", "read", "lists", "clear", "create")
+ACTIONS = ("add", "remove", "tick", "untick", "read", "lists", "clear", "create", "drop")
 QUESTIONS = frozenset({"read", "lists"})
 
 
@@ -114,6 +114,13 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:a\s+|an\s+|another\s+)(?:new\s+)?(?:(?P<name>[a-z0-9' -]+?)\s+)?list$",
         ),
         ("create", r"^new\s+(?P<name>[a-z0-9' -]+?)\s+list$"),
+        # drop: the list itself ("delete the packing list"; a default list is cleared) ---
+        (
+            "drop",
+            r"^(?:delete|remove|get rid of|scrap|trash|bin|throw away|ditch|erase)\s+"
+            r"(?:the|my|our|that|this)\s+(?!do\s)(?P<name>[a-z0-9'-]+(?:\s+[a-z0-9'-]+){0,3})"
+            r"\s+list(?:\s+(?:altogether|completely|entirely|for good))?$",
+        ),
         # clear ------------------------------------------------------------------
         (
             "clear",
@@ -403,6 +410,45 @@ _TO_IT = re.compile(
     rf"^{_ADD_VERB}\s+(?P<items>.+?)\s+(?:to|on|onto|in)\s+(?:it|that|that one|this one"
     r"|that list|this list)$"
 )
+
+
+# Right after a list was made, added to or read: its items, without naming it again.
+_FOCUS_ADD = re.compile(rf"^{_ADD_VERB}\s+(?P<items>.+)$")
+_FOCUS_REMOVE = re.compile(
+    r"^(?:(?:remove|delete|drop|scratch|ditch|get rid of|take off|knock off)\s+(?P<a>.+?)"
+    r"|(?:take|knock)\s+(?P<b>.+?)\s+off)$"
+)
+_FOCUS_TICK = re.compile(
+    r"^(?:(?:tick|cross|check|strike|mark)\s+off\s+(?P<a>.+)|(?:tick|cross|check|strike)\s+"
+    r"(?P<b>.+?)\s+off)$"
+)
+# "i've got the milk", "bought the eggs": ticked, when every item named is on the list
+_FOCUS_BOUGHT = re.compile(
+    r"^(?:(?:i've|ive|i have|we've|weve|we have|i|we)\s+)?(?:just\s+)?(?:got|bought|picked up"
+    r"|grabbed)\s+(?P<a>.+?)(?:\s+(?:already|now|too))?$"
+)
+# "put the kettle on", "take the bins out": a request of its own, not an item
+_PARTICLE = re.compile(r"\b(?:on|off|up|down|out|away|back|in)$")
+
+
+def for_list_in_focus(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
+    """"add passport and chargers" after "start a packing list", "remove the eggs" after
+    "what's on my shopping list", "tick off the bread": for the list in focus, or None.
+    (The first was kept as a note "add passport and chargers"; the second refused as an
+    act.) Only items: any word of another request makes it none. "i've got the milk" is
+    action "bought": a tick, when the caller finds every item on the list."""
+    text = _strip(normalize(said))
+    for action, pattern in (("tick", _FOCUS_TICK), ("remove", _FOCUS_REMOVE),
+                            ("bought", _FOCUS_BOUGHT), ("add", _FOCUS_ADD)):
+        m = pattern.match(text)
+        if m is None:
+            continue
+        span = next((g for g in m.groups() if g), "")
+        if _PARTICLE.search(span):
+            return None
+        found = _added(span, list_name, utterance)
+        return None if found is None else ListCommand(action, list_name, found.items)
+    return None
 
 
 def items_for_it(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
