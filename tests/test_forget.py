@@ -121,3 +121,38 @@ def test_forget_one_asks_with_what_it_found_then_erases_only_that(tmp_path: Path
     assert _counts(a)["notes"] == 2
     nothing = a.handle_text("forget my bank pin").reply
     assert nothing.text == "I have nothing stored about my bank pin." and _counts(a)["notes"] == 2
+
+
+def test_the_last_note_is_forgotten_after_a_yes(tmp_path: Path) -> None:
+    """"delete my last note" was refused as an act. End state: the newest note alone is
+    gone, after the yes; a fact logged later is not a note."""
+    from datetime import datetime, timedelta
+
+    from tests.state_kit import TZ
+
+    a = make_assistant(kit_settings(tmp_path))
+    at = datetime(2026, 12, 2, 9, 0, tzinfo=TZ)
+    a.ctx.notes.add("the boiler code is 4471", at)
+    a.ctx.notes.add("the gate code is 1973", at + timedelta(minutes=1))
+    a.ctx.facts.add("coffee", "1", at + timedelta(minutes=2), utterance="i had a coffee")
+    assert parse_forget("remove the note i just made").scope == "last"
+    asked = a.handle_text("delete my last note").reply
+    assert asked.outcome == "confirm" and "the gate code is 1973" in asked.text
+    assert _counts(a)["notes"] == 2
+    a.handle_text("yes")
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the boiler code is 4471"]
+    assert _counts(a)["facts"] == 1
+    assert "i had a coffee" in a.handle_text("forget the last thing i told you").reply.text
+
+
+def test_what_did_i_just_say_says_it_back(tmp_path: Path) -> None:
+    """It answered "I don't know that command" and the whole help."""
+    from mavend.router.decision import Intent
+    from tests.scripted import Classified, ScriptedClassifier
+
+    system = Classified(Intent.SYSTEM, 0.99, {Intent.SYSTEM: 0.99})
+    a = make_assistant(kit_settings(tmp_path),
+                       classifier=ScriptedClassifier({}, system))
+    a.handle_text("set a timer for 5 minutes")
+    assert a.handle_text("what did i just say").reply.text == (
+        "You said: “set a timer for 5 minutes”.")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
@@ -85,6 +86,13 @@ _ONE = (
     ),
     re.compile(r"^(?:please )?(?:forget|erase) what i (?:said|told you) about (?P<what>\S.+)$"),
 )
+# The newest row: "delete my last note", "forget the last thing i told you", "remove the
+# note i just made" (it was refused as an act).
+_LAST = re.compile(
+    rf"^(?:please )?{_ERASE} (?:my |the )?(?:(?:last|latest|most recent|previous) "
+    r"(?P<kind>note|entry|log entry|fact|thing i (?:said|told you))"
+    r"|(?P<kind2>note|entry|fact) i just (?:made|added|saved|took|gave you))$"
+)
 _NOT_ONE = re.compile(
     r"^(?:it|that|this|them|those|these|about it|about that|me)$"
     # reminders, timers and lists have their own commands
@@ -94,7 +102,7 @@ _NOT_ONE = re.compile(
 
 @dataclass(frozen=True)
 class ForgetCommand:
-    scope: str  # a key of SCOPES, or "one"
+    scope: str  # a key of SCOPES, "one" or "last"
     what: str = ""  # one: the words that find the row
 
 
@@ -104,6 +112,9 @@ def parse_forget(said: str) -> ForgetCommand | None:
     for scope, pattern in _PATTERNS:
         if pattern.match(said):
             return ForgetCommand(scope)
+    if last := _LAST.match(said):
+        kind = last["kind"] or last["kind2"]
+        return ForgetCommand("last", "note" if kind == "note" else "")
     for pattern in _ONE:
         if (found := pattern.match(said)) and not _NOT_ONE.search(found["what"]):
             return ForgetCommand("one", found["what"])
@@ -119,6 +130,8 @@ class ForgetHandler:
     def command(self, command: ForgetCommand, context: TurnContext | None = None) -> Reply:
         if command.scope == "one":
             return self._one(command.what, context)
+        if command.scope == "last":
+            return self._last(command.what, context)
         tables = SCOPES[command.scope]
         speakers = self.ctx.erasable()
         counts, highest = self._counts(tables, speakers)
@@ -146,6 +159,30 @@ class ForgetHandler:
             {"kind": row.kind, "id": row.id},
             f"Forget “{row.text}”?",
             data={"kind": row.kind, "id": row.id},
+        )
+
+    def _last(self, kind: str, context: TurnContext | None) -> Reply:
+        """The newest note (or note or fact, for "the last thing i told you") this voice may
+        erase, asked about first."""
+        rows: list[tuple[datetime, str, int, str]] = [
+            (note.at, "note", note.id, note.text) for note, _, _ in self.ctx.notes.recent(20)
+            if self._erasable("note", note.id)
+        ]
+        if kind != "note":
+            rows += [(fact.at, "fact", fact.id, fact.utterance or fact.key)
+                     for fact, _, _ in self.ctx.facts.recent(20)
+                     if self._erasable("fact", fact.id)]
+        if not rows:
+            return Reply("There's no note to forget." if kind == "note"
+                         else "There's nothing stored to forget.", data={"forgot": {}})
+        _, row_kind, row_id, text = max(rows, key=lambda r: (r[0], r[2]))
+        session = context.session if context is not None else ""
+        return self.confirm.ask(
+            session,
+            "forget.one",
+            {"kind": row_kind, "id": row_id},
+            f"Forget “{text}”?",
+            data={"kind": row_kind, "id": row_id},
         )
 
     def _erasable(self, kind: str, row_id: int) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from mavend.handlers.act import ActHandler
 from mavend.handlers.common import (
     HandlerContext,
@@ -14,11 +16,19 @@ from mavend.handlers.common import (
 from mavend.handlers.confirm import confirm_key
 from mavend.language.timeparse import find_time
 from mavend.router.decision import Decision
+from mavend.router.grammar import normalize
 from mavend.router.negation import Withdrawal
 from mavend.router.slots import SYSTEM_COMMANDS
 from mavend.scheduler import spoken_time
 
 VOLUME_ACTS = {"louder": "volume_up", "quieter": "volume_down"}
+
+
+# "what did I just say", "what did you hear": the user's last words, said back.
+_HEARD = re.compile(
+    r"\b(?:what did i (?:just )?say|what did you (?:just )?hear(?: me say)?|what was that i said"
+    r"|did you hear (?:what i said|me))\b"
+)
 
 
 class SystemHandler:
@@ -59,7 +69,18 @@ class SystemHandler:
         if command and command not in SYSTEM_COMMANDS:
             # An allowlisted act the words named (router/slots.py): the act handler runs it.
             return self.acts.handle(decision, context)
-        return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED)
+        if _HEARD.search(normalize(decision.utterance)):
+            return self.heard()
+        return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED,
+                     spoken="I don't know that command. Say help to hear what I can do.")
+
+    def heard(self) -> Reply:
+        """ "what did I just say": the words heard last turn (it answered "I don't know that
+        command" and the whole help)."""
+        last = self.ctx.turns.last()
+        if last is None or not last.utterance:
+            return Reply("I haven't heard anything from you yet.")
+        return Reply(f"You said: “{last.utterance}”.", data={"turn_id": last.id})
 
     def pause_listening(self, decision: Decision, context: TurnContext | None) -> Reply:
         """The daemon lets go of the microphone on `data["listening"]` False, until
