@@ -278,3 +278,36 @@ def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> Non
     assert a.handle_text("don't remind me to water the ferns").reply.text == (
         "OK, I won't remind you to water the ferns."
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "pending"),
+    [
+        ("set a timer for 5 minutes actually no make it 10", ("timer", 10 * 60)),
+        ("set a timer for five minutes no wait ten", ("timer", 10 * 60)),
+        ("remind me to call the vet at 4 pm no sorry at 5 pm", ("call the vet", 2 * 3600)),
+        ("remind me at 6 pm to feed the cat no wait 7", ("feed the cat", 4 * 3600)),
+    ],
+)
+def test_a_repair_that_says_only_the_time_again_sets_it(tmp_path, said: str,
+                                                        pending: tuple[str, int]) -> None:
+    """It ran nothing and asked for the whole request again. End state: one reminder, at
+    the second time said."""
+    from datetime import datetime
+
+    from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
+
+    now = datetime(2026, 12, 2, 15, 0, tzinfo=TZ)
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(now))
+    a.handle_text(said)
+    (made,) = a.ctx.reminders.active()
+    assert pending[0] in made.text
+    assert (made.fire_at - now).total_seconds() == pending[1]
+
+
+def test_a_repair_with_another_request_still_runs_nothing(tmp_path) -> None:
+    from tests.state_kit import kit_settings, make_assistant
+
+    a = make_assistant(kit_settings(tmp_path))
+    reply = a.handle_text("set a timer for 5 minutes no wait set an alarm").reply
+    assert reply.text.startswith("OK, I haven't done anything") and a.ctx.reminders.active() == []

@@ -22,7 +22,7 @@ from mavend.language.timeparse import find_time, lasts
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize, strip_politeness
-from mavend.router.negation import withdrawal
+from mavend.router.negation import retimed, withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
@@ -226,6 +226,13 @@ class Router:
             again = self.grammar.match(taken_back.then)
             if again is not None and withdrawal(taken_back.then) is None:
                 decision = self._from_grammar(taken_back.then, again, now or self.clock())
+                return replace(decision, decided_by="grammar:repair")
+            # "set a timer for 5 minutes actually no make it 10": the first version with
+            # the time said again ("... for 10 minutes")
+            fixed = retimed(taken_back.first, taken_back.then, now or self.clock())
+            again = self.grammar.match(fixed) if fixed else None
+            if again is not None and withdrawal(fixed) is None:
+                decision = self._from_grammar(fixed, again, now or self.clock())
                 return replace(decision, decided_by="grammar:repair")
         if taken_back.kind == "negated" and (instead := self._instead(taken_back.what)):
             # "don't turn the lamp on, turn it off": what is wanted instead runs

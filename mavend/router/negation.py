@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import datetime
 
 from mavend.language.script import RUSSIAN_FILLER
+from mavend.language.timeparse import find_time
 
 # Fillers a withdrawal may start with ("oh no wait", "um actually never mind").
 _LEAD = (
@@ -127,6 +129,7 @@ class Withdrawal:
     kind: str
     what: str = ""
     then: str = ""  # a repair's second version: the words after its last "no wait"
+    first: str = ""  # a repair's first version: the words before its first "no wait"
 
     def reply(self) -> str:
         if self.kind == "negated":
@@ -154,7 +157,8 @@ def withdrawal(said: str) -> Withdrawal | None:
     if _TRAILING.match(said):
         return Withdrawal("withdrawn")
     if repairs := list(_REPAIR.finditer(said)):
-        return Withdrawal("repair", then=said[repairs[-1].end() :].strip())
+        return Withdrawal("repair", then=said[repairs[-1].end() :].strip(),
+                          first=said[: repairs[0].start()].strip())
     if match := _JOINED.search(said):
         return Withdrawal("mixed", said[match.end() - 1 :])
     return _russian_withdrawal(said)
@@ -174,6 +178,41 @@ def _russian_withdrawal(said: str) -> Withdrawal | None:
     if _RU_JOINED.search(said):
         return Withdrawal("mixed")
     return None
+
+
+_INSTEAD = re.compile(
+    r"^(?:(?:make|change|set) (?:it|that)(?: to| for)?|i mean|i meant|it should be|rather"
+    r"|instead|no)\s+"
+)
+_NUMBER = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|sixty|ninety|(?:twenty|thirty|forty|fifty) \w+)\b"
+)
+
+
+def retimed(first: str, then: str, now: datetime) -> str:
+    """A self-repair that says only the time again: `first` with it in place. "set a timer
+    for 5 minutes" + "make it 10" -> "set a timer for 10 minutes"; "remind me to call the
+    vet at 4" + "at 5" -> "... at 5". "" when `then` is more than a time or `first` has
+    none."""
+    said = _INSTEAD.sub("", then.strip())
+    old = find_time(first, now)
+    if not said or old is None or old.phrase not in first:
+        return ""
+    new = find_time(said, now)
+    if new is not None and normalize_words(new.phrase) == said:
+        replacement = new.phrase
+    elif _NUMBER.fullmatch(said) and _NUMBER.search(old.phrase):
+        replacement = _NUMBER.sub(said, old.phrase, count=1)  # "10" in "for 5 minutes"
+    else:
+        return ""
+    if old.kind in ("duration",) and new is not None and new.duration is None:
+        return ""  # "for 5 minutes" + "at 5": not the same kind of time
+    return first.replace(old.phrase, replacement, 1)
+
+
+def normalize_words(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def reminder_rewrite(said: str) -> str | None:
