@@ -29,6 +29,7 @@ from mavend.handlers.common import (
     fingerprint,
 )
 from mavend.handlers.fact import fact_phrase, search_words
+from mavend.router.grammar import normalize
 from mavend.router.personal import may_share_personal
 from mavend.scheduler import spoken_time
 from mavend.search import Hit, RecordSearch
@@ -101,7 +102,7 @@ class Recall:
             if score is not None
         ]
         found.sort(key=lambda r: (-r.score, -r.at.timestamp()))
-        return found[:limit]
+        return superseded_out(found)[:limit]
 
     def prepare(self) -> int:
         """Read the stored vectors now, and start re-embedding rows of another model in
@@ -258,8 +259,45 @@ def plain_answer(found: list[Recalled], ctx: HandlerContext) -> str:
 _NUMBER = re.compile(r"\d+(?:[.:]\d+)?")
 
 
+# "the boiler code is 4471", later "actually the boiler code is 4472": the same thing
+# said again with another value. The older row is out of date (the model picked it).
+_STATEMENT = re.compile(
+    r"^(?:(?:actually|sorry|no|correction|update|oh|ok|okay|so|and|note that|remember that"
+    r"|just so you know|fyi)\s+)*(?P<subject>(?:the|my|our)\s+.{2,60}?)\s+(?:is|are|was|were)"
+    r"\s+(?:now\s+|actually\s+)?(?P<value>\S.*)$"
+)
+
+
+_CORRECTING = re.compile(r"^(?:actually|sorry|no|correction|update|now)\b|\b(?:is|are) now\b")
+
+
+def superseded_out(found: list[Recalled]) -> list[Recalled]:
+    """`found` without the rows a newer row states again about the same subject, when the
+    newer one says it corrects ("actually ...", "... is now ...") or both values are
+    numbers: "the car is in the garage" and a later "the car is blue" both stand."""
+    statements = {id(r): m for r in found if (m := _STATEMENT.match(normalize(r.text)))}
+
+    def replaced(row: Recalled) -> bool:
+        old = statements.get(id(row))
+        if old is None:
+            return False
+        for other in found:
+            new = statements.get(id(other))
+            if new is None or other.at <= row.at or new["subject"] != old["subject"]:
+                continue
+            numbers = _NUMBER.search(new["value"]) and _NUMBER.search(old["value"])
+            if _CORRECTING.search(normalize(other.text)) or numbers:
+                return True
+        return False
+
+    return [r for r in found if not replaced(r)]
+
+
 def grounded(answer: str, found: list[Recalled], question: str) -> bool:
-    """The answer says something from the rows, and no number they do not contain."""
+    """The answer says something from the rows, and no number they do not contain, and
+    none of the prompt's own words ("The boiler code is 4471 NOTES.": the block's marker)."""
+    if re.search(r"\bNOTES\b|<<<|>>>", answer):
+        return False
     known = " ".join(
         [question, *(r.text for r in found), *(f"{r.at:%Y-%m-%d %H:%M}" for r in found)]
     )
