@@ -44,7 +44,13 @@ sys.path.insert(0, str(ROOT))
 
 from mavend.config import Settings, StorageSettings  # noqa: E402
 from mavend.handlers.common import HandlerContext, content_stems, fingerprint  # noqa: E402
-from mavend.handlers.recall import MIN_SCORE, WORD_BONUS, Recall  # noqa: E402
+from mavend.handlers.recall import (  # noqa: E402
+    MIN_SCORE,
+    WORD_BONUS,
+    Recall,
+    Recalled,
+    superseded_out,
+)
 from mavend.models import require  # noqa: E402
 from mavend.router.embedder import UseEmbedder  # noqa: E402
 from mavend.search import RecordSearch  # noqa: E402
@@ -194,9 +200,11 @@ def quantiles(values: list[float]) -> dict[str, float]:
 
 
 def old_scoring_top(
-    question: str, query: np.ndarray, vectors: np.ndarray, stems: list[set[str]], limit: int
+    question: str, query: np.ndarray, vectors: np.ndarray, stems: list[set[str]], limit: int,
+    texts: list[str] | None = None,
 ) -> list[int]:
-    """The ranking before the index, applied to every row (ids are positions + 1)."""
+    """The ranking before the index, applied to every row (ids are positions + 1); with
+    `texts`, less the rows a newer one corrects (`superseded_out`, as `Recall.search`)."""
     wanted = content_stems(question)
     cosines = vectors @ query
     # Only rows that can reach the floor need their word bonus.
@@ -207,7 +215,13 @@ def old_scoring_top(
         if score >= MIN_SCORE:
             scored.append((-score, -i, int(i) + 1))
     scored.sort()
-    return [row_id for _, _, row_id in scored[:limit]]
+    if texts is None:
+        return [row_id for _, _, row_id in scored[:limit]]
+    step = timedelta(days=3 * 365) / len(texts)
+    start = NOW - timedelta(days=3 * 365)
+    rows = [Recalled("note", row_id, texts[row_id - 1], start + step * (row_id - 1), -score)
+            for score, _, row_id in scored[: limit * 10]]
+    return [r.id for r in superseded_out(rows)[:limit]]
 
 
 def reembed_phase(
@@ -313,7 +327,7 @@ def main() -> int:
         stems = [content_stems(t) for t in texts]
         agree = 0
         for question in questions:
-            old = old_scoring_top(question, known[question], vectors, stems, 5)
+            old = old_scoring_top(question, known[question], vectors, stems, 5, texts)
             agree += old == tops[question]
         reembedding = reembed_phase(recall_plain, recall_cached, questions, args.reembed)
         store.close()

@@ -148,7 +148,9 @@ class Recall:
         # that cannot reach the floor or the limit-th best score, no later row can either:
         # the same rows as scoring every candidate, at a fraction of the word stemming.
         near.sort(key=lambda pair: -pair[0])
-        limit = self.ctx.settings.memory.recall_max_items or 5
+        # Three times the answer's rows: a corrected row may still be taken out after
+        # (superseded_out), and the answer keeps its full count.
+        limit = 3 * (self.ctx.settings.memory.recall_max_items or 5)
         out: list[tuple[Hit, float | None]] = []
         best: list[float] = []  # a min-heap of the `limit` best scores so far
         for cosine, hit in near:
