@@ -7,7 +7,8 @@ What an expectation may say:
     reminders       the pending reminder rows, exactly as many as listed, each matched
                     by one row: text_has (regex), kind, name (regex), local "HH:MM",
                     day ("+0", "+1", "next": the next HH:MM after the turn,
-                    "weekday:mon": the next Monday at HH:MM, "dom:1": the next 1st,
+                    "weekday:mon": the next Monday at HH:MM, "nextweek:mon": the Monday
+                    of next week, "dom:1": the next 1st,
                     "date:YYYY-MM-DD", "date:MM-DD": its next occurrence), weekday
                     ("mon": the day of the week), in_min (fire_at is the case's
                     first turn + N min, +-1.5 min),
@@ -155,6 +156,12 @@ def expected_fire_day(day: str, moment: datetime, local: str | None) -> date | s
         return today + timedelta(days=int(day))
     if day == "next":
         return _next_at(moment, hh, mm).date()
+    if day.startswith("nextweek:"):
+        # "next monday": the Monday of the week after this one (the resolver's rule; said
+        # on a Monday it is not today: the case failed on Mondays only)
+        wanted = WEEKDAYS.index(day.split(":", 1)[1][:3])
+        monday = today - timedelta(days=today.weekday())
+        return monday + timedelta(days=7 + wanted)
     if day.startswith("weekday:"):
         wanted = WEEKDAYS.index(day.split(":", 1)[1][:3])
         candidate = _next_at(moment, hh, mm)

@@ -56,6 +56,14 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("is 2027 a leap year", "No, 2027 won't be a leap year."),
         ("was 2000 a leap year", "Yes, 2000 was a leap year."),
         ("when is the next leap year", "The next leap year is 2028."),
+        # worked out, not the model's: primes, rounding, days in a month (units said
+        # "365.25 days in a year")
+        ("is 91 a prime number", "No, 91 is not prime: 7 times 13."),
+        ("is 97 prime", "Yes, 97 is a prime number."),
+        ("round 2.675 to two decimal places", "2.675 rounded is 2.68."),
+        ("round 1234 to the nearest hundred", "1234 rounded is 1200."),
+        ("how many days are in february", "February 2027 has 28 days (29 in a leap year)."),
+        ("how many days in a year", "A year has 365 days, or 366 in a leap year."),
         # the model said "20% off 45 pounds is $9"
         ("what's 20 percent off 45 pounds", "That's 36 pounds."),
     ],

@@ -5,11 +5,12 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Six skills, tried in this order (the first whose shape the text has takes it):
+Seven skills, tried in this order (the first whose shape the text has takes it):
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
     clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
-    dates  days until / since, weekdays, offsets   (dates.py)
+    dates  days until / since, weekdays, offsets, days in a month (dates.py)
+    numbers  primes, even or odd, rounding         (numberfacts.py)
     units  conversions with pint                   (units.py, unitwords.py)
     calc   arithmetic, exact where it can be       (calc.py)
     spelling  how a word is spelled, letter by letter (spelling.py)
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from mavend.answers import calc, clock, dates, live, spelling, units
+from mavend.answers import calc, clock, dates, live, numberfacts, spelling, units
 from mavend.answers.common import Answer
 from mavend.answers.places import Places
 from mavend.answers.text import read
@@ -67,6 +68,8 @@ class Answers:
             return units.answer(question)
         if skill == "spelling":
             return spelling.answer(question)
+        if skill == "numbers":
+            return numberfacts.answer(question)
         return calc.answer(question)
 
     def warm(self) -> None:
@@ -86,6 +89,8 @@ class Answers:
             return "clock", question
         if (question := dates.parse(said.plain, said.numeric, now)) is not None:
             return "dates", question
+        if (question := numberfacts.parse(said.numeric)) is not None:
+            return "numbers", question
         if (question := units.parse(said.numeric)) is not None:
             return "units", question
         if (question := calc.parse(said.numeric)) is not None:

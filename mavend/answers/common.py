@@ -11,7 +11,7 @@ from typing import Any
 @dataclass(frozen=True)
 class Answer:
     text: str  # one or two short sentences, to show and speak
-    skill: str  # "clock", "dates", "calc", "units", "spelling" or "live" (`Answers.recognize`)
+    skill: str  # the skill's name, as `Answers.recognize` gives it ("calc", "dates", ...)
     data: Mapping[str, Any]  # the computed facts: {"result": 391}, {"zone": "Asia/Tokyo", ...}
     available: bool = True  # False: a live fact with no configured source, or it failed
 

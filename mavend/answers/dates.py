@@ -113,7 +113,7 @@ _FILLER_WORDS = {"the", "on", "of", "this", "year", "coming", "it", "is", "be", 
 
 @dataclass(frozen=True)
 class DateQuestion:
-    kind: str  # "until", "when", "weekday", "since", "offset", "leap"
+    kind: str  # "until", "when", "weekday", "since", "offset", "leap", "days_in"
     target: str  # the date as said (plain words), or the span for "offset"
     target_digits: str  # the same with digits
     unit: str = "days"
@@ -128,10 +128,25 @@ _LEAP = re.compile(
 )
 
 
+# "how many days are in february", "how many days does this month have": the calendar's
+# (units said "365.25 days in a year", the mean, to "how many days in a year").
+_DAYS_IN = re.compile(
+    rf"^how many days (?:are there |are |is there )?in (?:a |the )?(?:month of )?"
+    rf"(?P<month>{_MONTHS}|this month|next month|last month|year|this year|next year)"
+    rf"(?: (?P<year>\d{{4}}))?$"
+    rf"|^how many days (?:does|did|will) (?P<month2>{_MONTHS}|this month|next month) (?:have|has)"
+    rf"(?: (?P<year2>\d{{4}}))?$"
+)
+
+
 def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
     """The date question, when its target is a date or a holiday (cheap: no I/O)."""
     if leap := _LEAP.match(numeric):
         return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
+    if days := _DAYS_IN.match(numeric):
+        month = days["month"] or days["month2"]
+        year = days["year"] or days["year2"] or ""
+        return DateQuestion("days_in", month, year)
     for kind, shape in _SHAPES:
         m = shape.match(numeric)
         if not m:
@@ -235,6 +250,8 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
         return _offset(question, now)
     if question.kind == "leap":
         return _leap(question.target, today)
+    if question.kind == "days_in":
+        return _days_in(question.target, question.target_digits, today)
     looking_back = question.kind == "since"
     try:
         target = _target(question, now, looking_back)
@@ -245,6 +262,32 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
     if question.kind == "since":
         return _since(target, today, question.unit)
     return _weekday(target, today, question.guess)
+
+
+def _days_in(month: str, year_said: str, today: date) -> Answer:
+    shift = {"next": 1, "last": -1}.get(month.split()[0], 0)
+    if month == "year" and not year_said:
+        return Answer("A year has 365 days, or 366 in a leap year.", SKILL,
+                      {"days": 365, "leap_year_days": 366})
+    if "year" in month:
+        year = int(year_said) if year_said else today.year + shift
+        days = 366 if calendar.isleap(year) else 365
+        return Answer(f"{year} has {days} days.", SKILL, {"year": year, "days": days})
+    if "month" in month:
+        first = date(today.year, today.month, 1) + relativedelta(months=shift)
+        number, year = first.month, first.year
+    else:
+        number = _month_number(month)
+        year = int(year_said) if year_said else today.year
+        if not year_said and number < today.month:
+            year += 1  # "february" said in december: the coming one
+    days = calendar.monthrange(year, number)[1]
+    name = calendar.month_name[number]
+    extra = ""
+    if number == 2 and not year_said:
+        extra = " (29 in a leap year)" if days == 28 else " (a leap year)"
+    return Answer(f"{name} {year} has {days} days{extra}.", SKILL,
+                  {"month": number, "year": year, "days": days})
 
 
 def _leap(said: str, today: date) -> Answer:
