@@ -94,3 +94,11 @@ def test_a_leap_day_birthday_comes_on_28_february_in_other_years(tmp_path: Path)
                                   "how long is the film", "how many eggs are left"])
 def test_other_questions_are_not_age_questions(said: str) -> None:
     assert parse(said) is None
+
+
+def test_someone_elses_birth_date_is_not_theirs(tmp_path: Path) -> None:
+    a, _ = _assistant(tmp_path, [("my son's friend was born on 1 june 2014",
+                                  datetime(2026, 5, 1, tzinfo=TZ))])
+    reply = a.handle_text("how old is my son").reply.text
+    # recall may read the note out as it is; no age is worked out from it
+    assert not reply.startswith("Your son") and "12" not in reply, reply

@@ -110,3 +110,17 @@ def test_a_possessive_written_either_way_is_the_same_day(tmp_path: Path) -> None
     a = _assistant(tmp_path, ("my sisters birthday is on 12 january",))
     a.handle_text("remind me on my sister's birthday to call her")
     assert _pending(a) == [("call her", "2027-01-12 09:00")]
+
+
+def test_one_persons_day_is_never_taken_for_anothers(tmp_path: Path) -> None:
+    """ "my birthday" shares its words with "my sister's birthday": never the same day."""
+    a = _assistant(tmp_path, ("my sister's birthday is on 12 january",
+                              "my wife's mum's birthday is on 3 may",
+                              "my son's friend was born on 1 june 2014"))
+    assert a.handle_text("remind me the day before my birthday to book a table").reply.text \
+        == "When is your birthday?"
+    assert a.handle_text("remind me on mum's birthday to call her").reply.text \
+        == "When is mum's birthday?"
+    assert a.handle_text("remind me on my son's birthday to get a cake").reply.text \
+        == "When is your son's birthday?"
+    assert _pending(a) == []

@@ -28,7 +28,6 @@ _HOW_OLD = re.compile(
     r"(?: now| today| this year)?$"
 )
 _OWNER = re.compile(r"^(?:my|our|the) ")
-_BIRTH = re.compile(r"\b(?:born|birthday|birth ?day|date of birth|dob|birth date)\b")
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 _BORN_IN = re.compile(r"\bborn in (?P<year>1[89]\d\d|20\d\d)\b")
 
@@ -78,9 +77,13 @@ class AgeQuestions:
         return _reply(asked, birth, self.ctx.now().date(), row)
 
     def _birth(self, who: str) -> tuple[_Birth, str] | None:
+        # The row says it of them, nobody else ("my son's friend was born ..." is not his).
+        said = re.escape(" ".join(normalize(who).split()))
+        theirs = re.compile(rf"(?:^|\b(?:my|our|the) (?:\w+ )?){said}(?:'s|s'|s)? "
+                            r"(?:(?:was|is) born|born|birthday|date of birth|dob|birth ?day)\b")
         # The newest: a correction ("no, he was born in 2016") replaces what was said.
         for row in kept_rows(self.ctx, who):
-            if _BIRTH.search(row.text) and (birth := _read_birth(row.text, self.ctx.now())):
+            if theirs.search(row.text) and (birth := _read_birth(row.text, self.ctx.now())):
                 return birth, row.text
         return None
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from mavend.handlers.common import HandlerContext, content_stems
+from mavend.handlers.common import HandlerContext, content_stems, stem
 from mavend.handlers.fact import search_words
 from mavend.language.anchors import own_anchors, thing
 from mavend.language.timeparse import TimeResolution, find_time
@@ -27,7 +27,6 @@ from mavend.state.records import Fact, Note
 
 ROWS = 50  # rows sharing the words looked at
 _BIRTHDAY_OF = re.compile(r"^(?P<who>.+?)(?:'s|')? birthday$")
-_BORN = re.compile(r"\bborn\b")
 
 
 @dataclass(frozen=True)
@@ -94,12 +93,40 @@ class OwnDates:
     def _date_of(self, thing: str, now: datetime) -> date | None:
         # Notes and facts only: a pending reminder named alike ("buy my sister's birthday
         # present" tomorrow) is not the birthday, and its words match it fuzzily.
-        rows = kept_rows(self.ctx, thing)
+        # The row must name the same one: "my birthday" is never "my sister's birthday".
+        rows = [r for r in kept_rows(self.ctx, thing) if _names(r.text, thing)]
         if (person := _BIRTHDAY_OF.match(thing)) is not None:
             # "my son's birthday": "my son was born on 4 march 2015" says it too
-            rows += [r for r in kept_rows(self.ctx, person["who"]) if _BORN.search(r.text)]
+            who = " ".join(_bare(w) for w in normalize(person["who"]).split())
+            born = re.compile(rf"(?:^|\b(?:my|our) ){re.escape(who)}(?:'s)? (?:was |is )?born\b")
+            rows += [r for r in kept_rows(self.ctx, person["who"]) if born.search(r.text)]
         kept = {d for row in rows if (d := _next_occurrence(row.text, now)) is not None}
         return kept.pop() if len(kept) == 1 else None  # two dates kept: not a guess
+
+
+_OWNERS = frozenset({"my", "our", "the"})
+
+
+def _names(row: str, thing: str) -> bool:
+    """Whether `row` says `thing` itself: the words before its last word are the same, and
+    nobody else's ("sister's birthday" in "my sister's birthday is ..."; "birthday" in "my
+    birthday is ...", never in "my sister's birthday is ..." or "my sisters birthday ...")."""
+    said = normalize(row).split()
+    words = [w for w in normalize(thing).split() if w not in _OWNERS]
+    event, owner = words[-1], [_bare(w) for w in words[:-1]]
+    for i, word in enumerate(said):
+        if word != event or [_bare(w) for w in said[max(0, i - len(owner)):i]] != owner:
+            continue
+        before = said[i - len(owner) - 1] if i - len(owner) > 0 else ""
+        if owner and not before.endswith(("'s", "s'")):
+            return True  # "mum's birthday", not "my wife's mum's birthday"
+        if not owner and before in ("", *_OWNERS):
+            return True  # "my birthday", not "my sisters birthday"
+    return False
+
+
+def _bare(word: str) -> str:
+    return stem(re.sub(r"'s$|'$", "", word))
 
 
 def _next_occurrence(text: str, now: datetime) -> date | None:
