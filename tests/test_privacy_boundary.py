@@ -101,7 +101,9 @@ def test_a_household_question_routed_as_chat_reaches_no_model(tmp_path: Path) ->
 
 
 def test_chat_that_is_not_a_question_about_the_user_still_gets_a_reply(tmp_path: Path) -> None:
-    remarks = ["my day was awful", "tell me a joke", "are you my friend", "good morning"]
+    # ("good morning" is a pleasantry now: answered without the model, test_chat_prompt.py)
+    remarks = ["my day was awful", "tell me a joke", "are you my friend",
+               "what should i cook tonight"]
     chat = ScriptedChat(answers=[f"reply {n}" for n in range(len(remarks))])
     assistant = make_assistant(kit_settings(tmp_path), llm=Always(ALWAYS_CHAT), chat=chat)
     replies = [assistant.handle_text(text).reply.text for text in remarks]

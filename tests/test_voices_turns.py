@@ -85,7 +85,7 @@ def test_each_voice_is_answered_from_its_own_notes(tmp_path: Path, classifier, e
 def test_each_voice_counts_only_its_own_log(tmp_path: Path, classifier, embedder) -> None:
     a = household(tmp_path, classifier, embedder)
     assert said(a, "I drank two coffees", "sam").reply.outcome == "done"
-    assert rows(a, "facts") == [("coffees", "two", "sam")]
+    assert rows(a, "facts") == [("coffee", "two", "sam")]  # a key in the singular
     assert "2 coffees" in said(a, "how many coffees did I have today", "sam").reply.text
     other = said(a, "how many coffees did I have today", "alex").reply.text
     assert "coffee" not in other.lower() or "nothing" in other.lower(), other
@@ -162,7 +162,7 @@ def test_a_stranger_cannot_write_notes_or_facts(tmp_path: Path, classifier, embe
     # Typed turns (this box's own user) and enrolled voices are not refused.
     assert said(a, "note that the spare key is under the mat", "").reply.outcome == "done"
     assert said(a, "I drank two coffees", "sam").reply.outcome == "done"
-    assert len(rows(a, "notes")) == 1 and rows(a, "facts") == [("coffees", "two", "sam")]
+    assert len(rows(a, "notes")) == 1 and rows(a, "facts") == [("coffee", "two", "sam")]
 
 
 def test_with_anyone_a_strangers_note_is_the_households(tmp_path: Path, classifier,
