@@ -21,6 +21,7 @@ from mavend.handlers.common import (
     content_stems,
     stem,
 )
+from mavend.language.nouns import plural
 from mavend.replies import Change
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
@@ -72,14 +73,6 @@ _MEASURE = re.compile(
     r"|piece|plate|bar|packet|pack|tin|jar|spoonful|handful|shot|portion|serving|square"
     r"|scoop)(?:e?s)?"
 )
-
-
-def plural(noun: str) -> str:
-    if noun.endswith("s") and not noun.endswith(("ss", "us", "is")):
-        return noun  # already ("coffees", a key kept before keys were singular)
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
-        return noun[:-1] + "ies"
-    return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
 
 
 class FactHandler:

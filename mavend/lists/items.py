@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from mavend.language.nouns import singular
 from mavend.lists.names import TODO
 
 MAX_ITEM_CHARS = 200
@@ -105,18 +106,6 @@ def tidy(text: str) -> str:
         previous = text
         text = _TRAILING_FILLER.sub("", _LEADING_FILLER.sub("", text)).strip(" ,.;:!?")
     return text
-
-
-def singular(word: str) -> str:
-    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "xes", "sses", "oes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
 
 
 def make_key(text: str) -> str:

@@ -22,6 +22,7 @@ from datetime import datetime
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.language.nouns import singular
 from mavend.language.numbers import TEENS, TENS, UNITS
 from mavend.language.reminder_kinds import reminder_kind, when_question
 from mavend.language.script import RUSSIAN_FILLER
@@ -491,21 +492,11 @@ _AFTER_THE_THING = re.compile(
 
 
 def _thing(words: str) -> str:
-    """ "coffees this morning" -> "coffees" (the key was "morning")."""
+    """ "coffees this morning" -> "coffee" (the key was "morning")."""
     kept = _AFTER_THE_THING.sub("", f" {words.strip()}").split() or words.split()
-    return _one(kept[-1])
-
-
-def _one(noun: str) -> str:
-    """The key in the singular: "two coffees" and "a coffee" are one count ("coffees" and
-    "coffee" were two keys, and "how many coffees" summed one of them)."""
-    if len(noun) <= 3 or noun.endswith(("ss", "us", "is")):
-        return noun
-    if noun.endswith("ies"):
-        return noun[:-3] + "y"
-    if noun.endswith(("ches", "shes", "xes", "oes")):
-        return noun[:-2]
-    return noun[:-1] if noun.endswith("s") else noun
+    # in the singular: "two coffees" and "a coffee" are one count (two keys, each summed
+    # alone, said "1 coffee")
+    return singular(kept[-1])
 
 
 def _quantity(spoken: str | None) -> str:
