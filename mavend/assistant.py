@@ -45,8 +45,6 @@ from mavend.lists import (
     split_list_command,
 )
 from mavend.lists.handler import ListHandler
-from mavend.lists.items import make_item
-from mavend.lists.match import find
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
@@ -388,7 +386,8 @@ class Assistant:
         return decision, self.handler.handle(decision, context)
 
     def _more_items(self, said: str, utterance: str, session: str) -> ListCommand | None:
-        """"and bread" right after an add to a list: more for that list."""
+        """"and bread" right after an add to a list, "remove the eggs" or "i've got the
+        milk" right after it was made, added to or read: for that list."""
         focus = self.ctx.session.get(LIST_FOCUS + session, now_ts=self.ctx.now().timestamp())
         if not isinstance(focus, dict) or not focus.get("list"):
             return None
@@ -399,15 +398,15 @@ class Assistant:
                  or for_list_in_focus(said, name, utterance=utterance))
         if found is not None and found.action == "bought":
             # "i've got the milk": ticked when each thing is on the list, else not a list turn
-            items = [i for i in (self.lists.book.items(name) or []) if not i.done]
-            if not all(find(items, (m := make_item(t)).key, m.core).one for t in found.items):
+            if not self.lists.holds_open(name, found.items):
                 return None
             found = replace(found, action="tick")
         return found
 
     def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
-        """After an add, the list a follow-up's "and ..." adds to, for the continuation
-        window; any other list turn ends it."""
+        """After an add, a create, a read, a removal or a tick: the list a follow-up means
+        ("and ...", "remove the eggs"), for the continuation window; any other list turn
+        ends it."""
         key = LIST_FOCUS + session
         name = reply.data.get("list") if isinstance(reply.data, dict) else None
         # A list read out is in focus too: "remove the eggs" after "what's on my list".

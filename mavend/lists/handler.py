@@ -15,7 +15,7 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, 
 from mavend.handlers.confirm import Confirmations
 from mavend.home.todo import HomeList
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
-from mavend.lists.items import clean_text, core_of, make_key
+from mavend.lists.items import clean_text, core_of, make_item, make_key
 from mavend.lists.match import find
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO, canonical_name, spoken_name
 from mavend.lists.parse import ListCommand
@@ -58,6 +58,11 @@ class ListHandler:
         except ListLimitError as exc:
             return Reply(str(exc), Outcome.REFUSED, "limit")
         return Reply(f"I can't do {cmd.action!r} with a list.", Outcome.REFUSED, "bad_input")
+
+    def holds_open(self, name: str, texts: Sequence[str]) -> bool:
+        """Whether each of `texts` is one open item of the list (matched as a tick would)."""
+        items = [i for i in self.book.items(name) or [] if not i.done]
+        return all(find(items, (item := make_item(t)).key, item.core).one for t in texts)
 
     def _home_list(self, name: str) -> DeviceSpec | None:
         """The Home Assistant to-do list (`[[devices]] type = "todo"`) called `name`."""
