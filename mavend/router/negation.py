@@ -200,7 +200,7 @@ def retimed(first: str, then: str, now: datetime) -> str:
     if not said or old is None or old.phrase not in first:
         return ""
     new = find_time(said, now)
-    if new is not None and normalize_words(new.phrase) == said:
+    if new is not None and " ".join(new.phrase.lower().split()) == said:
         replacement = new.phrase
     elif _NUMBER.fullmatch(said) and _NUMBER.search(old.phrase):
         replacement = _NUMBER.sub(said, old.phrase, count=1)  # "10" in "for 5 minutes"
@@ -209,10 +209,6 @@ def retimed(first: str, then: str, now: datetime) -> str:
     if old.kind in ("duration",) and new is not None and new.duration is None:
         return ""  # "for 5 minutes" + "at 5": not the same kind of time
     return first.replace(old.phrase, replacement, 1)
-
-
-def normalize_words(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 def reminder_rewrite(said: str) -> str | None:
