@@ -75,7 +75,7 @@ class QueryHandler:
             # "what time is my alarm": the alarms ("You have no reminders set." was said
             # of an alarm question, and the one alarm came as "1 reminder")
             kind = reminder_kind(normalize(question))
-            return self.reminders.time_left(question) or self.reminders.list(
+            return self.reminders.questions.time_left(question) or self.reminders.questions.list(
                 day=self._day(question), kind=kind if kind in (ALARM, TIMER) else "")
         if source == Source.GENERAL and decision.source_anchored:
             return self._general_knowledge(decision, question)
@@ -121,7 +121,8 @@ class QueryHandler:
             return (self.ages.answer, self._from_notes, self._from_facts)
         # "how long until my reminder to check the washing", routed as a question about
         # facts: the reminder it names answers it, when the words pick one.
-        return (self.ages.answer, self.reminders.time_left, self._from_facts, self._from_notes)
+        return (self.ages.answer, self.reminders.questions.time_left, self._from_facts,
+                self._from_notes)
 
     def _from_facts(self, question: str) -> Reply | None:
         return self.facts.answer(question)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from mavend.errors import MavendError
@@ -34,7 +34,6 @@ from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
-    asked_time_left,
     bare_minutes,
     duration_of,
     parse_command,
@@ -48,6 +47,8 @@ from mavend.handlers.reminder_find import (
     of_kind,
     which_one,
 )
+from mavend.handlers.reminder_questions import NOUNS as _NOUNS
+from mavend.handlers.reminder_questions import ReminderQuestions
 from mavend.handlers.timers import TimerCommands, asked_seconds
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
@@ -64,8 +65,6 @@ __all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "stated_time"]
 
 CANCEL_OP = "reminders.cancel"
 _MERIDIEM = re.compile(r"\b(?:am|pm|a m|p m|morning|evening|night|tonight|afternoon|noon)\b|\d\d:")
-_NOUNS = {"timer": ("timer", "timers"), "alarm": ("alarm", "alarms"),
-          "reminder": ("reminder", "reminders"), "": ("reminder", "reminders")}
 
 
 def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
@@ -105,6 +104,7 @@ class ReminderHandler:
         self.finder = ReminderFinder(ctx)
         self.timers = TimerCommands(ctx, self.finder)
         self.own_dates = OwnDates(ctx)
+        self.questions = ReminderQuestions(ctx, self.finder, self.timers)
 
     # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
@@ -307,71 +307,18 @@ class ReminderHandler:
     ) -> Reply:
         action = command.action
         if action == "list":
-            return self.list(kind=command.kind if command.kind != "reminder" else "")
+            return self.questions.list(kind=command.kind if command.kind != "reminder" else "")
         if action == "snooze":
             return self.snooze(command, session)
         # "how long until the washing reminder": any reminder the words name
         if (action == "left" and command.what and not command.pronoun
-                and (left := self._left_of(command.what, session)) is not None):
+                and (left := self.questions.left_of(command.what, session)) is not None):
             return left
         if action in TimerCommands.ACTIONS:
             return self.timers.run(command, context)
         if action == "cancel" and command.everything:
             return self._cancel_all(command, session)
         return self._one(command, session)
-
-    def time_left(self, question: str) -> Reply | None:
-        """How long until the one pending reminder or timer the question names ("how long
-        left on the eggs", "how long until the washing reminder"); two named: which one;
-        none, or not such a question: None (the caller lists them, or looks elsewhere)."""
-        what = asked_time_left(question)
-        return None if what is None else self._left_of(what, "")
-
-    def _left_of(self, what: str, session: str) -> Reply | None:
-        now = self.ctx.now()
-        matches = match_words(self.ctx.reminders.active(), what, now)
-        if len(matches) > 1:
-            return Reply(which_one(tuple(matches), now), Outcome.ASKED)
-        if not matches:
-            return None
-        chosen = matches[0]
-        self.finder.set_focus(session, chosen)
-        if chosen.kind == TIMER:
-            return self.timers.one_left(chosen, now)
-        left = human_duration(max(0.0, (chosen.fire_at - now).total_seconds()))
-        noun = "alarm" if chosen.kind == ALARM else "reminder"
-        return Reply(f"Your {noun}, {label(chosen)}, is in {left}, at "
-                     f"{spoken_time(chosen.fire_at, now)}.",
-                     data={"reminder_id": chosen.id, "fire_at": chosen.due})
-
-    def list(self, day: date | None = None, *, kind: str = "") -> Reply:
-        """The pending reminders; only those of `day` when a question named one."""
-        pending = of_kind(self.ctx.reminders.active(), kind)
-        now = self.ctx.now()
-        when = ""
-        if day is not None:
-            pending = [r for r in pending if r.fire_at.astimezone(now.tzinfo).date() == day]
-            when = " " + _day_words(day, now)
-        singular, plural = _NOUNS[kind]
-        if not pending:
-            if not (when or kind):
-                return Reply("You have no reminders set.")
-            return Reply(f"You have no {plural}{when}.")
-        if kind == ALARM and len(pending) == 1 and pending[0].series is None:
-            alarm = pending[0]  # "Your alarm is set for 07:00 tomorrow", not "1 alarm: alarm"
-            about = "" if alarm.text == "alarm" else f" ({alarm.text})"
-            return Reply(f"Your alarm{about} is set for {spoken_time(alarm.fire_at, now)}.",
-                         data={"reminders": [alarm.id]})
-        items = [described(r, now) for r in pending[:10]]
-        more = f", and {len(pending) - 10} more" if len(pending) > 10 else ""
-        noun = singular if len(pending) == 1 else plural
-        # Read aloud, a list is summarised: the count and the next one.
-        spoken = f"You have {len(pending)} {noun}{when}; the next is {items[0]}."
-        return Reply(
-            f"You have {len(pending)} {noun}{when}: {'; '.join(items)}{more}.",
-            data={"reminders": [r.id for r in pending]},
-            spoken=spoken if len(pending) > 1 else "",
-        )
 
     def _cancel_all(self, command: ReminderCommand, session: str) -> Reply:
         chosen = of_kind(self.ctx.reminders.active(), command.kind)
@@ -599,12 +546,6 @@ def _about(text: str) -> str:
         return ""
     starts_verb = not lowered.startswith(("that ", "about ", "the ", "my ", "a "))
     return f"to {text}" if starts_verb else f"about {text}"
-
-
-def _day_words(day: date, now: datetime) -> str:
-    """'today', 'tomorrow', 'on Friday', 'on 3 April': spoken_time without the clock."""
-    noon = datetime.combine(day, time(12), tzinfo=now.tzinfo)
-    return spoken_time(noon, now).removeprefix("12:00 ")
 
 
 def set_change(reminder: Reminder, now: datetime) -> Change:

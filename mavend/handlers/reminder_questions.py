@@ -1,0 +1,90 @@
+"""Questions about what is set: the pending reminders (of a day, of a kind), and how long
+until the one the words name ("how long left on the eggs", "what time is my alarm").
+Nothing here changes a reminder; the focus moves to the one asked about."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time
+
+from mavend.handlers.common import HandlerContext, Outcome, Reply, human_duration
+from mavend.handlers.reminder_commands import asked_time_left
+from mavend.handlers.reminder_find import (
+    ReminderFinder,
+    described,
+    label,
+    match_words,
+    of_kind,
+    which_one,
+)
+from mavend.handlers.timers import TimerCommands
+from mavend.language.reminder_kinds import ALARM, TIMER
+from mavend.scheduler import spoken_time
+
+NOUNS = {"timer": ("timer", "timers"), "alarm": ("alarm", "alarms"),
+         "reminder": ("reminder", "reminders"), "": ("reminder", "reminders")}
+
+
+class ReminderQuestions:
+    def __init__(self, ctx: HandlerContext, finder: ReminderFinder, timers: TimerCommands):
+        self.ctx = ctx
+        self.finder = finder
+        self.timers = timers
+
+    def time_left(self, question: str) -> Reply | None:
+        """How long until the one pending reminder or timer the question names ("how long
+        left on the eggs", "how long until the washing reminder"); two named: which one;
+        none, or not such a question: None (the caller lists them, or looks elsewhere)."""
+        what = asked_time_left(question)
+        return None if what is None else self.left_of(what, "")
+
+    def left_of(self, what: str, session: str) -> Reply | None:
+        now = self.ctx.now()
+        matches = match_words(self.ctx.reminders.active(), what, now)
+        if len(matches) > 1:
+            return Reply(which_one(tuple(matches), now), Outcome.ASKED)
+        if not matches:
+            return None
+        chosen = matches[0]
+        self.finder.set_focus(session, chosen)
+        if chosen.kind == TIMER:
+            return self.timers.one_left(chosen, now)
+        left = human_duration(max(0.0, (chosen.fire_at - now).total_seconds()))
+        noun = "alarm" if chosen.kind == ALARM else "reminder"
+        return Reply(f"Your {noun}, {label(chosen)}, is in {left}, at "
+                     f"{spoken_time(chosen.fire_at, now)}.",
+                     data={"reminder_id": chosen.id, "fire_at": chosen.due})
+
+    def list(self, day: date | None = None, *, kind: str = "") -> Reply:
+        """The pending reminders; only those of `day` when a question named one."""
+        pending = of_kind(self.ctx.reminders.active(), kind)
+        now = self.ctx.now()
+        when = ""
+        if day is not None:
+            pending = [r for r in pending if r.fire_at.astimezone(now.tzinfo).date() == day]
+            when = " " + _day_words(day, now)
+        singular, plural = NOUNS[kind]
+        if not pending:
+            if not (when or kind):
+                return Reply("You have no reminders set.")
+            return Reply(f"You have no {plural}{when}.")
+        if kind == ALARM and len(pending) == 1 and pending[0].series is None:
+            alarm = pending[0]  # "Your alarm is set for 07:00 tomorrow", not "1 alarm: alarm"
+            about = "" if alarm.text == "alarm" else f" ({alarm.text})"
+            return Reply(f"Your alarm{about} is set for {spoken_time(alarm.fire_at, now)}.",
+                         data={"reminders": [alarm.id]})
+        items = [described(r, now) for r in pending[:10]]
+        more = f", and {len(pending) - 10} more" if len(pending) > 10 else ""
+        noun = singular if len(pending) == 1 else plural
+        # Read aloud, a list is summarised: the count and the next one.
+        spoken = f"You have {len(pending)} {noun}{when}; the next is {items[0]}."
+        return Reply(
+            f"You have {len(pending)} {noun}{when}: {'; '.join(items)}{more}.",
+            data={"reminders": [r.id for r in pending]},
+            spoken=spoken if len(pending) > 1 else "",
+        )
+
+
+def _day_words(day: date, now: datetime) -> str:
+    """'today', 'tomorrow', 'on Friday', 'on 3 April': spoken_time without the clock."""
+    noon = datetime.combine(day, time(12), tzinfo=now.tzinfo)
+    return spoken_time(noon, now).removeprefix("12:00 ")
