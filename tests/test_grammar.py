@@ -92,6 +92,8 @@ def test_known_commands_match(
         "set the volume to 400 percent",
         "could you restart nginx for me",
         "can you tell me the time please",
+        "remind me what i said about the car",  # a question: {when} is no time
+        "remind me where i put the passports",
     ],
 )
 def test_everything_else_does_not_match(grammar: CommandGrammar, text: str) -> None:
@@ -256,3 +258,23 @@ def test_a_grammar_that_cannot_match_is_skipped_not_fatal(tmp_path: Path, caplog
     grammar._slot_lists.pop("nowhere")  # as before the fix: hassil raises
     assert grammar.match("show me anything please") is None
     assert "the command grammar failed" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("remind me i have a meeting at 3pm", "i have a meeting at 3pm"),
+        # hassil also reads "i" + "t's": the task starts at a word
+        ("remind me it's bin day tomorrow", "it's bin day tomorrow"),
+        ("remind me we're out of milk", "we're out of milk"),
+        ("remind me to call mum", "call mum"),
+    ],
+)
+def test_a_reminder_said_as_a_clause_keeps_its_subject(
+    grammar: CommandGrammar, text: str, task: str
+) -> None:
+    from mavend.router.cascade import _grammar_hints
+
+    match = grammar.match(text)
+    assert match is not None and match.intent is Intent.REMINDER
+    assert _grammar_hints(match).task == task

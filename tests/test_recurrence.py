@@ -127,6 +127,10 @@ def test_the_clock_without_am_or_pm_reads_by_waking_hours_or_the_part_of_day() -
     assert f"{series_of('every morning at 6 feed the cat').start:%H:%M}" == "06:00"
     assert f"{series_of('every day at 6 wake me up', alarm=True).start:%H:%M}" == "06:00"
     assert f"{series_of('every day at 19:15 news').start:%H:%M}" == "19:15"
+    # am/pm glued to the number is said as plainly as with a space between.
+    assert f"{series_of('every tuesday at 7pm bins').start:%H:%M}" == "19:00"
+    assert f"{series_of('every sunday at 11am call grandma').start:%H:%M}" == "11:00"
+    assert f"{series_of('every friday at 8p.m. pay the cleaner').start:%H:%M}" == "20:00"
 
 
 def test_the_rest_of_the_words_keep_the_task_and_the_clock() -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from mavend.router.slots import extract_fact, first_number, parse_number
+from mavend.router.slots import extract_fact, first_number, parse_number, reminder_task
 
 
 @pytest.mark.parametrize(
@@ -118,3 +118,24 @@ def test_a_note_keeps_the_words_not_the_asking(text: str, kept: str) -> None:
         Intent.NOTE, text, datetime(2026, 12, 6, 12, 0), SlotHints()
     )
     assert got.slots.text == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "time_phrase", "task"),
+    [
+        ("actually i need to call the dentist tomorrow", "tomorrow", "call the dentist"),
+        ("i've got to water the plants tonight", "tonight", "water the plants"),
+        ("we need to book the vet on thursday", "on thursday", "book the vet"),
+        ("i mustn't forget to pay rent on friday", "on friday", "pay rent"),
+        ("i should really defrost the freezer this weekend", "this weekend", "defrost the freezer"),
+        ("remind me that i need to renew my passport next week", "next week", "renew my passport"),
+        ("so um i gotta ring the garage at 10", "at 10", "ring the garage"),
+        # Not an obligation: the clause is what to remember.
+        ("remind me i have a meeting at 3", "at 3", "i have a meeting"),
+        ("remind me to tell sam we need to talk", "", "tell sam we need to talk"),
+    ],
+)
+def test_a_reminder_said_as_an_obligation_keeps_only_the_task(
+    text: str, time_phrase: str, task: str
+) -> None:
+    assert reminder_task(text, time_phrase) == task

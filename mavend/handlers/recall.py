@@ -29,6 +29,7 @@ from mavend.handlers.common import (
     fingerprint,
 )
 from mavend.handlers.fact import fact_phrase, search_words
+from mavend.language.person import to_second_person
 from mavend.router.grammar import normalize
 from mavend.router.personal import may_share_personal
 from mavend.scheduler import spoken_time
@@ -310,31 +311,6 @@ def grounded(answer: str, found: list[Recalled], question: str) -> bool:
     # that only echoes the question (or says nothing) tells the user nothing.
     from_rows = set().union(*(content_stems(r.text) for r in found)) - content_stems(question)
     return bool(content_stems(answer) & from_rows)
-
-
-_SECOND_PERSON = {
-    "i": "you",
-    "me": "you",
-    "my": "your",
-    "mine": "yours",
-    "myself": "yourself",
-    "i'm": "you're",
-    "i've": "you've",
-    "i'll": "you'll",
-    "i'd": "you'd",
-}
-_PRONOUN = re.compile(r"\b(?:i am|i was|i'm|i've|i'll|i'd|i|me|my|mine|myself)\b", re.IGNORECASE)
-
-
-def to_second_person(text: str) -> str:
-    """The notes are the owner's words ("my passport"); the answer speaks to them."""
-
-    def swap(match: re.Match[str]) -> str:
-        word = match.group().lower()
-        out = {"i am": "you are", "i was": "you were"}.get(word) or _SECOND_PERSON[word]
-        return out.capitalize() if match.start() == 0 else out
-
-    return _PRONOUN.sub(swap, text)
 
 
 def phrase_answer(question: str, found: list[Recalled], ctx: HandlerContext) -> str:

@@ -40,6 +40,7 @@ from mavend.handlers.reminder_commands import (
     parse_loose,
 )
 from mavend.handlers.reminder_find import (
+    MERIDIEM,
     ReminderFinder,
     described,
     label,
@@ -50,6 +51,7 @@ from mavend.handlers.reminder_find import (
 from mavend.handlers.reminder_questions import NOUNS as _NOUNS
 from mavend.handlers.reminder_questions import ReminderQuestions
 from mavend.handlers.timers import TimerCommands, asked_seconds
+from mavend.language.person import to_second_person
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
 from mavend.recurrence import SpokenSeries, parse_series
@@ -64,7 +66,6 @@ from mavend.scheduler.reminder import Status
 __all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "stated_time"]
 
 CANCEL_OP = "reminders.cancel"
-_MERIDIEM = re.compile(r"\b(?:am|pm|a m|p m|morning|evening|night|tonight|afternoon|noon)\b|\d\d:")
 
 
 def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
@@ -523,7 +524,7 @@ def _new_time(reminder: Reminder, phrase: str, now: datetime) -> datetime | None
         day = old.date()
         options = [datetime.combine(day, time(when.hour, when.minute), tzinfo=now.tzinfo)]
         said = normalize(phrase)
-        if not _MERIDIEM.search(said):
+        if not MERIDIEM.search(said):
             other = (when.hour + 12) % 24
             options.append(datetime.combine(day, time(other, when.minute), tzinfo=now.tzinfo))
         future = [o for o in options if o > now] or options
@@ -540,12 +541,25 @@ _AGAIN = re.compile(
 )
 
 
+# A task said as a whole clause: "i have a meeting", "my passport expires in march".
+_CLAUSE = re.compile(
+    r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S|(?:my|our)\s.*\b(?:is|are|was|were|"
+    r"has|have|had|needs?|expires?|ends?|starts?|runs?|due|goes|comes|arrives?)\b)"
+)
+
+
 def _about(text: str) -> str:
+    """How the reply names the task: "to call mum", "about the bins", "that you have a
+    meeting" (the stored text keeps the owner's words)."""
     lowered = text.lower()
     if lowered in ("reminder", "alarm"):
         return ""
-    starts_verb = not lowered.startswith(("that ", "about ", "the ", "my ", "a "))
-    return f"to {text}" if starts_verb else f"about {text}"
+    if lowered.startswith("that "):
+        return to_second_person(text, starts_sentence=False)
+    if _CLAUSE.match(lowered):
+        return "that " + to_second_person(text, starts_sentence=False)
+    starts_verb = not lowered.startswith(("about ", "the ", "my ", "a "))
+    return f"to {text}" if starts_verb else f"about {to_second_person(text, starts_sentence=False)}"
 
 
 def set_change(reminder: Reminder, now: datetime) -> Change:

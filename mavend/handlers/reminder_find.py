@@ -26,7 +26,10 @@ _FILLER = re.compile(
     r"\b(?:the|my|a|an|that|this|those|these|one|ones|reminders?|timers?|alarms?|about|to|for|"
     r"called|just|only|next|at|on|set|i set|from|of|please|repeating|recurring|series)\b"
 )
-_MERIDIEM = re.compile(r"\b(?:am|pm|a m|p m|morning|afternoon|evening|night|tonight|noon)\b|\d\d:")
+# Words that settle am or pm ("7pm" glues it to the number: no word boundary before it).
+MERIDIEM = re.compile(
+    r"(?<![a-z])(?:am|pm|a m|p m)\b|\b(?:morning|afternoon|evening|night|tonight|noon)\b|\d\d:"
+)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def _same_time(reminder: Reminder, kind: str, when: datetime, phrase: str, now: 
     if kind == "date":
         return fire.date() == when.date()
     clock_same = (fire.hour, fire.minute) == (when.hour, when.minute)
-    if not _MERIDIEM.search(normalize(phrase)):  # "the 5 one": 05:00 or 17:00
+    if not MERIDIEM.search(normalize(phrase)):  # "the 5 one": 05:00 or 17:00
         clock_same = (fire.hour % 12, fire.minute) == (when.hour % 12, when.minute)
     if kind == "time":
         return clock_same

@@ -238,7 +238,9 @@ def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time
     # A Russian phrase is judged by the English words it reads as ("вечера": pm).
     said = lex(found.phrase).canon if is_russian(found.phrase) else found.phrase.lower()
     explicit = re.search(
-        r"\b(?:a\.? ?m|p\.? ?m|morning|afternoon|evening|night|tonight|noon|midday|midnight)\b"
+        # "7pm" glues the meridiem to the number, so no word boundary comes before it.
+        r"(?<![a-z])(?:a\.? ?m|p\.? ?m)\b"
+        r"|\b(?:morning|afternoon|evening|night|tonight|noon|midday|midnight)\b"
         r"|\b0\d|\b(?:1[3-9]|2[0-3])\b", said
     )
     if not explicit:

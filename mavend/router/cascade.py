@@ -480,8 +480,28 @@ def _grammar_hints(match: GrammarMatch) -> SlotHints:
         args=match.slots,
         time_phrase=match.slots.get("when", ""),
         time_from_grammar=True,
-        task=match.slots.get("task", ""),
+        task=_whole_task(match.text, match.slots.get("task", "")),
     )
+
+
+# "remind me i have a meeting at 3": the clause keeps its subject.
+_CLAUSE_SUBJECTS = frozenset(
+    {"i", "i'm", "i've", "i'll", "we", "we're", "we've", "we'll", "it's", "there's"}
+)
+
+
+def _whole_task(text: str, task: str) -> str:
+    """The template's {task} as whole words of `text`: hassil may start a capture inside
+    a word ("i" + "t's bin day" for "it's bin day"), and a clause after "remind me" keeps
+    its subject ("i have a meeting", not "have a meeting")."""
+    at = text.rfind(task) if task else -1
+    if at < 0:
+        return task
+    start = text.rfind(" ", 0, at) + 1  # back to the start of the word the capture began in
+    before = text[:start].split()
+    if len(before) >= 2 and before[-1] in _CLAUSE_SUBJECTS and before[-2] == "me":
+        start -= len(before[-1]) + 1
+    return text[start:]
 
 
 def _named_sources(

@@ -138,6 +138,8 @@ class CommandGrammar:
         slots = {key: str(entity.value).strip() for key, entity in result.entities.items()}
         if kind == Intent.ACT and not self._act_args_valid(name, slots):
             return None
+        if slots.get("when", "").split(" ", 1)[0] in _QUESTION_WORDS:
+            return None  # "remind me what i said about the car" asks; {when} is no time
         metadata = result.intent_metadata or {}
         return GrammarMatch(
             intent=Intent(kind),
@@ -153,6 +155,9 @@ class CommandGrammar:
         act = self._acts.get(name)
         required = {n for n, slot in act.slots.items() if not slot.optional} if act else set()
         return act is not None and required <= set(slots)
+
+
+_QUESTION_WORDS = frozenset({"what", "what's", "where", "when", "who", "how", "which", "why"})
 
 
 def _same_command(a: GrammarMatch, b: GrammarMatch) -> bool:

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from mavend.language.person import to_second_person
 from mavend.language.script import RUSSIAN_FILLER
 from mavend.language.timeparse import find_time
 
@@ -116,7 +117,6 @@ _REMINDER_REWRITE = re.compile(
     r"^(?:please\s+)?(?:don't|dont|do not)\s+(?:let me\s+)?forget\s+(?P<to>to\s+|about\s+)?"
     r"(?P<task>\S.*)$"
 )
-_FLIP = {"my": "your", "me": "you", "mine": "yours", "i": "you", "myself": "yourself"}
 _MAX_ECHO_WORDS = 12
 
 
@@ -222,6 +222,6 @@ def reminder_rewrite(said: str) -> str | None:
 
 def _echo(words: str) -> str:
     """The user's words said back from the assistant's side: "my" -> "your"."""
-    parts = [_FLIP.get(w, w) for w in words.split()[:_MAX_ECHO_WORDS]]
-    more = " ..." if len(words.split()) > _MAX_ECHO_WORDS else ""
-    return " ".join(parts) + more
+    parts = words.split()
+    more = " ..." if len(parts) > _MAX_ECHO_WORDS else ""
+    return to_second_person(" ".join(parts[:_MAX_ECHO_WORDS]), starts_sentence=False) + more

@@ -64,6 +64,18 @@ _REMINDER_LEAD = re.compile(
     r"\s*(?:(?:to|that|about|for)\s+)?",
 )
 _POLITE = frozenset({"please", "thanks", "pls"})
+# A reminder said as what must be done ("i've got to water the plants tonight", "remind
+# me that i need to renew my passport"): the obligation is how it was said, not the task.
+_OBLIGATION = re.compile(
+    r"^(?:(?:so|um|uh|er|oh|actually|also|and|right|just|basically|ok|okay|well|hey)\s+)*"
+    r"(?:(?:i|we)(?:'ve|\s+have)?\s+(?:got\s+to|gotta)|(?:got\s+to|gotta)"
+    r"|(?:i|we)(?:'ll|\s+will)?\s+(?:really\s+)?(?:need|have|must|should|ought)\s+to"
+    r"|(?:i|we)\s+(?:really\s+)?(?:must|should)|(?:need|have)\s+to"
+    r"|(?:i|we)\s+(?:mustn't|must\s+not|can't|cannot|shouldn't|should\s+not)\s+forget"
+    r"\s+(?:to|about)"
+    r"|don't\s+(?:let\s+me\s+)?forget\s+(?:to|about))"
+    r"\s+(?:(?:really|definitely|probably|still|also)\s+)?"
+)
 # What is left of "set me a timer for me please": no task at all.
 _NO_TASK = re.compile(
     r"^(?:(?:(?:for\s+)?me|please|now|right\s+now|thanks|thank\s+you|real\s+quick"
@@ -435,6 +447,7 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
     task = _RU_ORPHAN.sub(" ", task).replace("\x00", " ")
     task = " ".join(task.split())
     task = _REMINDER_LEAD_RU.sub("", _REMINDER_LEAD.sub("", task))
+    task = _OBLIGATION.sub("", task)
     words = task.split()
     while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone
         words.pop()
