@@ -378,6 +378,21 @@ def test_a_tip_is_the_tip(answers: Answers, text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "share", "said"),
+    [
+        ("split 84 euros between 3 people", 28, "That's 28 euros."),
+        ("share 100 pounds among 4 friends", 25, "That's 25 pounds."),
+        ("ninety split four ways", 22.5, "That's 22.5."),
+    ],
+)
+def test_a_split_bill_is_the_share_each(answers: Answers, text: str, share: float,
+                                        said: str) -> None:
+    assert answers.recognize(text) == "calc", text
+    reply = ask(answers, text)
+    assert reply.data["result"] == pytest.approx(share) and reply.text == said
+
+
+@pytest.mark.parametrize(
     "text", ["how much is a share of apple", "what's a share of microsoft worth"]
 )
 def test_a_share_price_has_no_source(answers: Answers, text: str) -> None:

@@ -101,6 +101,12 @@ _TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:the )?remainder (?:of|when) (?P<a>.+?) (?:is )?divided by (?P<b>.+)$",
          "({a}) mod ({b})"),
         (r"^(?P<a>\d+(?:\.\d+)?) and (?:a )?half$", "{a} + 1/2"),
+        # "split 84 euros between 3 people", "90 split 4 ways": the share each
+        (r"^(?:split|share|divide) (?:up )?(?P<a>.+?) (?:evenly |equally )?(?:between|among|amongst"
+         r"|across|by|into|with) (?P<b>\d+)(?: (?:people|persons|ways|friends|of us|parts))?$",
+         "({a}) / ({b})"),
+        (r"^(?P<a>.+?) (?:split|shared) (?:evenly |equally )?(?:between |among )?"
+         r"(?P<b>\d+)(?: (?:people|persons|ways|friends|of us))?$", "({a}) / ({b})"),
     )
 )
 

@@ -63,25 +63,28 @@ _TO = re.compile(
     rf"{_POLITE}(?:move|push|shift|reschedule|put|change|set|make|bring) (?P<target>.+?) "
     r"(?:to|until|till|for|at) (?P<when>.+)$"
 )
+# How a new timer is introduced: "a", "another", "a second", "one more".
+_NEW_TIMER = r"(?:a |an |another |a second |a third |one more |a new |an extra |a further )"
+_A_TIMER = r"(?:a |an |the |my |another |a second |a third |one more |a new |an extra )"
 _TIMER_NAMED = (
     # "set a pasta timer for 8 minutes", "start an egg timer 5 minutes"
     re.compile(
-        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? (?:a |an |the |my )?"
+        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? {_A_TIMER}?"
         r"(?P<name>[a-z' ]+?) timer (?:for |of |on )?(?P<dur>.+)$"
     ),
     # "start a 10 minute timer for the eggs"
     re.compile(
-        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? (?:a |an )?(?P<dur>.+?) timer "
+        rf"{_POLITE}(?:set|start|put on|make|begin)(?: me)? {_NEW_TIMER}?(?P<dur>.+?) timer "
         r"(?:for|on|called) (?:the |my |a )?(?P<name>[a-z' ]+)$"
     ),
     # "set a timer for 10 minutes for the eggs"
     re.compile(
-        rf"{_POLITE}(?:set|start|put on|make)(?: me)? (?:a |an )?timer (?:for )?(?P<dur>.+?) "
+        rf"{_POLITE}(?:set|start|put on|make)(?: me)? {_NEW_TIMER}?timer (?:for )?(?P<dur>.+?) "
         r"(?:for|on|called) (?:the |my |a )?(?P<name>[a-z' ]+)$"
     ),
     # "set a timer called pasta for 8 minutes"
     re.compile(
-        rf"{_POLITE}(?:set|start|put on|make)(?: me)? (?:a |an )?timer (?:called|named|for the) "
+        rf"{_POLITE}(?:set|start|put on|make)(?: me)? {_NEW_TIMER}?timer (?:called|named|for the) "
         r"(?P<name>[a-z' ]+?) (?:for )?(?P<dur>.+)$"
     ),
     # Said on its own or after another ("and an egg timer for 5", "pasta timer 8 minutes")
@@ -93,7 +96,7 @@ _TIMER_NAMED = (
 # Not a timer's name: the words of a command about one.
 _NOT_A_NAME = re.compile(
     r"(?:^| )(?:set|start|pause|stop|cancel|resume|add|take|how|what|is|the|my|your|this|that|"
-    r"kitchen|new|quick|little|countdown|another|a|an)$"
+    r"kitchen|new|quick|little|countdown|another|a|an|second|third|other|extra|more)$"
 )
 _PAUSE = re.compile(rf"{_POLITE}(?P<verb>pause|hold|freeze|suspend) (?P<target>.+)$")
 _RESUME = re.compile(
@@ -208,13 +211,17 @@ def parse_command(text: str) -> ReminderCommand | None:
     return None
 
 
+# "set another timer for 3 minutes", "make me a reminder for 5": a new one, not one set.
+_NEW_REFERENCE = r"(?:me |a |an |another |one more |new |a new |a second |a third )"
+
+
 def parse_loose(text: str) -> ReminderCommand | None:
     """A management command without a reminder word ("cancel the dentist"), for a turn
     the router already sent to reminders: there it cannot be the lights or the music."""
     said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
     if (command := parse_command(said)) is not None:
         return command
-    if (m := _TO.match(said)) and not re.match(r"(?:me |a |an )", m["target"]):
+    if (m := _TO.match(said)) and not re.match(_NEW_REFERENCE, m["target"]):
         when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
         if resolve_time(when, _EPOCH) is not None and duration_of(when) is None:
             return ReminderCommand("move", what=m["target"].strip(), when=when)
@@ -248,9 +255,7 @@ def _one_timer(said: str) -> ReminderCommand | None:
             name = re.sub(r"^(?:the|my|a|an) ", "", m["name"].strip())
             length = timer_length(m["dur"])
             if length is None or not name or _NOT_A_NAME.search(name) or duration_of(name):
-                if re.fullmatch(r"(?:kitchen|new|quick|little|countdown|another)", name):
-                    return None  # an unnamed timer said with an adjective: the router's
-                continue
+                continue  # no name ("a kitchen timer", "another timer"): a later pattern's
             return ReminderCommand("timer", kind="timer", text=name, seconds=length.total_seconds())
     return None
 

@@ -59,7 +59,8 @@ _REMINDER_LEAD = re.compile(
     + _ASKING
     + r"(?:please\s+)?"
     r"(?:remind\s+me|wake\s+me(?:\s+up)?|(?:" + _SETTING + r"\s+)?"
-    r"(?:a|an|another|one|a\s+new|new)\s+(?:reminder|timer|alarm)s?(?![^\W_])"
+    r"(?:a|an|another|one|a\s+new|new|a\s+second|a\s+third|one\s+more|an\s+extra)"
+    r"\s+(?:reminder|timer|alarm)s?(?![^\W_])"
     r"|(?:reminder|timer|alarm)(?=\s+(?:to|that|about|for)\s))"
     r"\s*(?:(?:to|that|about|for)\s+)?",
 )
@@ -79,7 +80,7 @@ _OBLIGATION = re.compile(
 # What is left of "set me a timer for me please": no task at all.
 _NO_TASK = re.compile(
     r"^(?:(?:(?:for\s+)?me|please|now|right\s+now|thanks|thank\s+you|real\s+quick"
-    r"|quickly|going|ok|okay)\s*)*$"
+    r"|quickly|going|ok|okay|and|another(?:\s+one)?|one\s+more)\s*)*$"
 )
 # Russian: "(ну) напомни (мне) (пожалуйста) (о|про|что|чтобы)", "можешь напомнить",
 # "поставь таймер", "разбуди меня", "засеки".
