@@ -124,3 +124,41 @@ def test_one_persons_day_is_never_taken_for_anothers(tmp_path: Path) -> None:
     assert a.handle_text("remind me on my son's birthday to get a cake").reply.text \
         == "When is your son's birthday?"
     assert _pending(a) == []
+
+
+def _asking(tmp_path: Path, notes: tuple[str, ...] = ()):
+    """The question routed the way the classifier sent it when found: to the clock."""
+    clock = Classified(Intent.QUERY, 0.97, {Intent.QUERY: 0.97}, source="clock")
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                       classifier=ScriptedClassifier({}, clock))
+    for i, text in enumerate(notes):
+        a.ctx.notes.add(text, KEPT + timedelta(minutes=i))
+    return a
+
+
+@pytest.mark.parametrize(
+    ("asked", "said"),
+    [
+        ("how many days until my sister's birthday",
+         "Your sister's birthday is in 41 days, on Tuesday 12 January 2027."),
+        ("how many weeks till my sisters birthday",
+         "Your sisters birthday is in 5 weeks and 6 days, on Tuesday 12 January 2027."),
+        ("how many sleeps until our anniversary",
+         "Your anniversary is tomorrow, Thursday 3 December."),
+    ],
+)
+def test_days_until_a_kept_day_are_counted_from_it(tmp_path: Path, asked: str,
+                                                   said: str) -> None:
+    """It was answered with the time of day ("It's 01:01 on Monday, 7 December.")."""
+    a = _asking(tmp_path, ("my sister's birthday is on 12 january",
+                           "our anniversary is on the 3rd of december"))
+    turn = a.handle_text(asked)
+    assert turn.reply.text == said
+    assert _pending(a) == []
+
+
+def test_days_until_a_day_not_kept_say_so(tmp_path: Path) -> None:
+    a = _asking(tmp_path, ("my sister's birthday is on 12 january",))
+    turn = a.handle_text("how long until my birthday")
+    assert turn.reply.text.startswith("I don't know when your birthday is.")
+    assert "15:30" not in turn.reply.text

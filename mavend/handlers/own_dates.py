@@ -17,9 +17,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from mavend.handlers.common import HandlerContext, content_stems, stem
+from mavend.handlers.common import HandlerContext, Reply, content_stems, stem
 from mavend.handlers.fact import search_words
-from mavend.language.anchors import own_anchors, thing
+from mavend.language.anchors import OWN_EVENT, own_anchors, thing
 from mavend.language.timeparse import TimeResolution, find_time
 from mavend.router.grammar import normalize
 from mavend.search import RecordSearch
@@ -27,6 +27,12 @@ from mavend.state.records import Fact, Note
 
 ROWS = 50  # rows sharing the words looked at
 _BIRTHDAY_OF = re.compile(r"^(?P<who>.+?)(?:'s|')? birthday$")
+# "how many days until my sister's birthday", "how long till our anniversary"
+_DAYS_UNTIL = re.compile(
+    r"^(?:(?:so|um|uh|hey|ok|okay) )*(?:how (?:many|much) (?P<unit>days|weeks|sleeps)"
+    r"(?: (?:is it|are there|are left|left|to go))?|how long(?: is it| is there| have we got)?)"
+    r" (?:until|till|til|to|before) (?P<what>.+?)(?: now| from today)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,35 @@ class OwnDates:
         if not anchors:
             return None
         return re.sub(r"^(?:my|our) ", "your ", anchors[0]["said"])
+
+    def days_until(self, question: str) -> Reply | None:
+        """"how many days until my sister's birthday": counted from the kept date; a name
+        with no date kept is said so, never the clock's answer. None: not such a question."""
+        m = _DAYS_UNTIL.match(normalize(question).rstrip("?").strip())
+        anchor = OWN_EVENT.fullmatch(m["what"]) if m else None
+        if m is None or anchor is None:
+            return None
+        named = re.sub(r"^(?:my|our) ", "your ", anchor["said"])
+        now = self.ctx.now()
+        day = self._date_of(thing(anchor), now)
+        if day is None:
+            return Reply(
+                f"I don't know when {named} is. Tell me, as in \"{anchor['said']} is on 14 "
+                "March\", and I'll count the days.",
+                data={"own_date": None},
+            )
+        days = (day - now.date()).days
+        when = f"{calendar.day_name[day.weekday()]} {day.day} {calendar.month_name[day.month]}"
+        if day.year != now.year:
+            when += f" {day.year}"
+        said = {0: "is today", 1: f"is tomorrow, {when}"}.get(days, f"is in {days} days, on {when}")
+        if m["unit"] == "weeks" and days >= 7:
+            weeks, rest = divmod(days, 7)
+            span = f"{weeks} week{'s' * (weeks != 1)}" + (
+                f" and {rest} day{'s' * (rest != 1)}" if rest else "")
+            said = f"is in {span}, on {when}"
+        return Reply(f"{named[:1].upper()}{named[1:]} {said}.",
+                     data={"own_date": day.isoformat(), "days": days})
 
     def _date_of(self, thing: str, now: datetime) -> date | None:
         # Notes and facts only: a pending reminder named alike ("buy my sister's birthday

@@ -32,6 +32,7 @@ from mavend.handlers.age import AgeQuestions
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.fact import FactQueries
+from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind
@@ -62,6 +63,7 @@ class QueryHandler:
         self.reminders = reminders
         self.facts = FactQueries(ctx)
         self.ages = AgeQuestions(ctx)
+        self.own_dates = OwnDates(ctx)
         self.recall = Recall(ctx)
 
     def handle(self, decision: Decision) -> Reply:
@@ -69,6 +71,10 @@ class QueryHandler:
         if _ALL_NOTES.match(normalize(decision.utterance)):
             return self.notes_said()
         source = decision.source
+        # "how many days until my sister's birthday" (routed to the clock, which said the
+        # time): counted from the date kept for it, or said that none is.
+        if (counted := self.own_dates.days_until(question)) is not None:
+            return counted
         if source == Source.CLOCK:
             return self.clock()
         if source == Source.REMINDERS:

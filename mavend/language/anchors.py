@@ -13,7 +13,7 @@ import re
 _EVENT = (r"(?:birthday|anniversary|appointment|exam|interview|operation|surgery|flight|party"
           r"|wedding|holiday|trip)")
 # "my sister's birthday", "our anniversary", "my dentist appointment", "mum's birthday"
-_OWN_THING = re.compile(
+OWN_EVENT = re.compile(
     rf"\b(?P<said>(?:my|our) (?P<thing>(?:[a-z]+(?:'s|s')? ){{0,2}}?{_EVENT})"
     rf"|(?P<thing2>[a-z]+(?:'s|s') {_EVENT}))\b"
     r"(?! (?:present|presents|card|cards|cake|gift|gifts|dinner|party|list|plans?)\b)"
@@ -24,7 +24,7 @@ _COUNTS_FROM = re.compile(r"\b(?:before|after|on|until|till|for)\s+$")
 def own_anchors(text: str) -> list[re.Match[str]]:
     """The own-event names in `text` (normalized) that a time counts from: the match's
     span is "my sister's birthday", `thing` of it "sister's birthday"."""
-    return [m for m in _OWN_THING.finditer(text) if _COUNTS_FROM.search(text[: m.start()])]
+    return [m for m in OWN_EVENT.finditer(text) if _COUNTS_FROM.search(text[: m.start()])]
 
 
 def names_another(said: str, m: re.Match[str]) -> bool:
