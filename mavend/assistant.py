@@ -37,7 +37,9 @@ from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_vo
 from mavend.home.devices import chosen
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import (
+    TODO,
     ListCommand,
+    done_tasks,
     for_list_in_focus,
     items_for_it,
     more_items,
@@ -390,7 +392,8 @@ class Assistant:
         milk" right after it was made, added to or read: for that list."""
         focus = self.ctx.session.get(LIST_FOCUS + session, now_ts=self.ctx.now().timestamp())
         if not isinstance(focus, dict) or not focus.get("list"):
-            return None
+            # "i called the plumber" needs no list in focus: tasks are on the to-do list
+            return self._task_done(done_tasks(said, TODO), TODO)
         name = str(focus["list"])
         # "and jam" continues an add; after a list was read out it is no add of its own
         more = focus.get("after") != "read" and more_items(said, name, utterance=utterance)
@@ -401,7 +404,16 @@ class Assistant:
             if not self.lists.holds_open(name, found.items):
                 return None
             found = replace(found, action="tick")
-        return found
+        return self._task_done(found, name) if found is not None and found.action == "did" \
+            else found
+
+    def _task_done(self, found: ListCommand | None, name: str) -> ListCommand | None:
+        """"i called the plumber": a tick of the task it names, when one is open on the
+        list; else not a list turn."""
+        if found is None:
+            return None
+        task = next((t for said in found.items if (t := self.lists.task_named(name, said))), None)
+        return None if task is None else replace(found, action="tick", items=(task,))
 
     def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
         """After an add, a create, a read, a removal or a tick: the list a follow-up means

@@ -176,3 +176,39 @@ def test_delete_the_list_deletes_the_list(tmp_path: Path) -> None:
     assert _lists(db) == ["shopping"] and _items(db) == [("shopping", "eggs", 0)]
     assert a.handle_text("delete my shopping list").reply.text.startswith(
         "Clear the shopping list")
+
+
+def test_something_run_out_of_goes_on_the_shopping_list(tmp_path: Path) -> None:
+    """"i'm out of toothpaste" was kept as a note, "we're running low on coffee" refused as
+    an act: neither reached the list."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    assert a.handle_text("i'm out of toothpaste").reply.text == \
+        "Added toothpaste to your shopping list."
+    a.handle_text("we're running low on coffee")
+    a.handle_text("oh we've run out of bin bags and eggs again")
+    # Nothing bought runs out here: no list turn, nothing added.
+    for said in ("i'm out of breath", "we're running out of time", "i'm out of ideas"):
+        assert a.handle_text(said).decision.decided_by != "list-command", said
+    assert _items(db) == [("shopping", "toothpaste", 0), ("shopping", "coffee", 0),
+                          ("shopping", "bin bags", 0), ("shopping", "eggs", 0)]
+
+
+def test_a_task_said_done_is_ticked_on_the_to_do_list(tmp_path: Path) -> None:
+    """"i've done call the plumber" was refused as an act; "i called the plumber", said
+    later with no list in focus, ticks the task it names, and only that one."""
+    settings = kit_settings(tmp_path)
+    clock = MovableClock(datetime(2026, 12, 7, 10, 0, tzinfo=TZ))
+    a = make_assistant(settings, clock=clock)
+    db = settings.storage.database_path()
+    a.handle_text("add fix the gate, call the plumber and tidy the garage to my to do list")
+    clock.at += timedelta(minutes=30)  # the list is out of focus
+    turn = a.handle_text("i called the plumber")
+    assert turn.reply.text == "Ticked off call the plumber on your to-do list."
+    clock.at += timedelta(minutes=30)
+    assert a.handle_text("the gate is done").decision.decided_by == "list-command"
+    clock.at += timedelta(minutes=30)
+    assert a.handle_text("i fixed the car").decision.decided_by != "list-command"
+    assert _items(db) == [("to-do", "fix the gate", 1), ("to-do", "call the plumber", 1),
+                          ("to-do", "tidy the garage", 0)]

@@ -314,3 +314,33 @@ def test_a_list_command_joined_to_another_request(said: str, split: ListSplit | 
 )
 def test_not_list_commands(said: str) -> None:
     assert parsed(said) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "items"),
+    [
+        ("i'm out of toothpaste", ("toothpaste",)),
+        ("we're running low on coffee", ("coffee",)),
+        ("we've run out of milk and eggs", ("milk", "eggs")),
+        ("i'm nearly out of shampoo", ("shampoo",)),
+        ("we're out of breath", None),
+        ("i'm out of the office tomorrow", None),
+        ("we're out of milk so remind me to get some tomorrow", None),
+    ],
+)
+def test_what_ran_out_goes_on_the_shopping_list(said: str, items: tuple[str, ...] | None) -> None:
+    command = parse_list_command(said)
+    assert (command.items if command else None) == items
+    assert command is None or (command.action, command.list_name) == ("add", "shopping")
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"),
+    [("called", ("call", "cal", "calle")), ("tidied", ("tidy", "tidi", "tidie")),
+     ("stopped", ("stopp", "stop", "stoppe")), ("baked", ("bak", "bake")), ("paid", ("pay",)),
+     ("water", ())],
+)
+def test_a_past_verb_reads_as_the_task_would_say_it(word: str, forms: tuple[str, ...]) -> None:
+    from mavend.language.verbs import present_forms
+
+    assert present_forms(word) == forms

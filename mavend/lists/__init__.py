@@ -14,6 +14,7 @@ from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
 from mavend.lists.parse import (
     ListCommand,
     ListSplit,
+    done_tasks,
     for_list_in_focus,
     items_for_it,
     more_items,
@@ -32,6 +33,7 @@ __all__ = [
     "ListLimitError",
     "ListSplit",
     "ListSummary",
+    "done_tasks",
     "for_list_in_focus",
     "items_for_it",
     "more_items",

@@ -64,6 +64,17 @@ class ListHandler:
         items = [i for i in self.book.items(name) or [] if not i.done]
         return all(find(items, (item := make_item(t)).key, item.core).one for t in texts)
 
+    def task_named(self, name: str, said: str) -> str | None:
+        """The one open item of `name` that `said` names: the item itself, or a task by
+        what it is done to ("the gate" is "fix the gate"); None when none or several."""
+        items = [i for i in self.book.items(name) or [] if not i.done]
+        item = make_item(said)
+        found = find(items, item.key, item.core)
+        if found.candidates:
+            return found.one.text if found.one else None
+        by_object = [i for i in items if i.key.split(" ", 1)[1:] == [item.key]]
+        return by_object[0].text if len(by_object) == 1 else None
+
     def _home_list(self, name: str) -> DeviceSpec | None:
         """The Home Assistant to-do list (`[[devices]] type = "todo"`) called `name`."""
         for device in self.ctx.settings.devices:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mavend.lists.items import PRONOUNS, split_items
-from mavend.lists.names import SHOPPING, canonical_name
+from mavend.language.verbs import present_forms
+from mavend.lists.items import PRONOUNS, split_items, tidy
+from mavend.lists.names import SHOPPING, TODO, canonical_name
 from mavend.router.grammar import normalize
 
 ACTIONS = ("add", "remove", "tick", "untick", "read", "lists", "clear", "create", "drop")
+# Said of the list in focus, settled by the caller against its items: "bought" ("i've got
+# the milk") and "did" ("i called the plumber") become a tick when an item is named.
 QUESTIONS = frozenset({"read", "lists"})
 
 
@@ -263,6 +266,32 @@ _SHOPPING_QUESTION = re.compile(
 )
 
 
+# "i'm out of toothpaste", "we're running low on coffee": it goes on the shopping list.
+_RAN_OUT = re.compile(
+    r"^(?:(?:oh|so|hey|ok|okay|right|um|uh)\s+)*"
+    r"(?:(?:we're|were|we are|i'm|im|i am)\s+(?:all\s+|completely\s+|totally\s+)?"
+    r"(?:out of|running low on|low on|getting low on|nearly out of|almost out of|running out of"
+    r"|short of|running short of)"
+    r"|(?:we've|weve|we have|i've|ive|i have)\s+(?:just\s+)?(?:run out of|used up|finished)"
+    r"|(?:we|i)\s+(?:just\s+)?ran out of)"
+    r"\s+(?P<items>.+?)(?:\s+(?:again|now|already|at home|in the house))?$"
+)
+# What runs out but is not bought: time, patience, the office, one's breath.
+_NOT_BOUGHT = re.compile(
+    r"^(?:the|my|our|your|this|that|it|here|there|time|breath|ideas?|luck|patience|money|"
+    r"cash|energy|options|battery|space|storage|data|range|reach|order|control|shape|sync|"
+    r"touch|practice|office|town|work|bed|sorts|steam|fuel|petrol|gas|diesel|credit|"
+    r"budget|excuses|words|puff|date|stock|step|line|hope|sight|room|road|things to|"
+    r"people|friends|love)\b"
+)
+
+# "we're out of milk so remind me tomorrow", "... when i get home": more than things.
+_MORE_THAN_ITEMS = re.compile(
+    r"\b(?:so|but|because|cause|remind|when|if|can|could|would|please|tomorrow|today|tonight|"
+    r"later|until|till|since|which|who|what|that's|it's|is|are|was|were|put|add|them|list)\b"
+)
+
+
 def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
     """A list command in `said`, or None. `utterance` (optional): the raw words with their
     punctuation: a comma there splits items ("eggs, milk and bread") where `said` has none."""
@@ -271,6 +300,12 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
         return None
     if _SHOPPING_QUESTION.match(text):
         return ListCommand("read", SHOPPING)
+    if (ran_out := _RAN_OUT.match(text)) and not _NOT_BOUGHT.match(ran_out["items"]) \
+            and not _MORE_THAN_ITEMS.search(ran_out["items"]):
+        span = ran_out["items"]
+        items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
+        return ListCommand("add", SHOPPING, tuple(i for i in items if i not in PRONOUNS)) \
+            if items else None
     for action, pattern in _PATTERNS:
         match = pattern.match(text)
         if match is None:
@@ -427,6 +462,13 @@ _FOCUS_BOUGHT = re.compile(
     r"^(?:(?:i've|ive|i have|we've|weve|we have|i|we)\s+)?(?:just\s+)?(?:got|bought|picked up"
     r"|grabbed)\s+(?P<a>.+?)(?:\s+(?:already|now|too))?$"
 )
+# "i called the plumber", "i've done fix the gate", "the gutters are done": a task done
+_FOCUS_DID = re.compile(
+    r"^(?:(?:i've|ive|i have|we've|weve|we have|i|we)\s+(?:just\s+|already\s+|finally\s+)?"
+    r"(?:(?:done|finished|completed|sorted)\s+(?P<item>.+?)|(?P<verb>[a-z]+)\s+(?P<rest>.+?))"
+    r"|(?P<done>.+?)\s+(?:is|are|'s|has been|have been)\s+(?:done|finished|sorted|dealt with))"
+    r"(?:\s+(?:already|now|too|today|earlier))?$"
+)
 # "put the kettle on", "take the bins out": a request of its own, not an item
 _PARTICLE = re.compile(r"\b(?:on|off|up|down|out|away|back|in)$")
 
@@ -438,6 +480,8 @@ def for_list_in_focus(said: str, list_name: str, *, utterance: str = "") -> List
     act.) Only items: any word of another request makes it none. "i've got the milk" is
     action "bought": a tick, when the caller finds every item on the list."""
     text = _strip(normalize(said))
+    if (did := done_tasks(text, list_name)) is not None:
+        return did
     for action, pattern in (("tick", _FOCUS_TICK), ("remove", _FOCUS_REMOVE),
                             ("bought", _FOCUS_BOUGHT), ("add", _FOCUS_ADD)):
         m = pattern.match(text)
@@ -449,6 +493,21 @@ def for_list_in_focus(said: str, list_name: str, *, utterance: str = "") -> List
         found = _added(span, list_name, utterance)
         return None if found is None else ListCommand(action, list_name, found.items)
     return None
+
+
+def done_tasks(said: str, list_name: str) -> ListCommand | None:
+    """"i called the plumber" said of a list of tasks: action "did", its items the tasks it
+    may mean, likeliest first ("call the plumber"); the caller ticks the one on the list."""
+    if list_name != TODO:
+        return None
+    m = _FOCUS_DID.match(_strip(normalize(said)))
+    if m is None:
+        return None
+    if m["item"] or m["done"]:
+        tasks: tuple[str, ...] = (tidy(m["item"] or m["done"]),)
+    else:
+        tasks = tuple(f"{verb} {m['rest']}" for verb in present_forms(m["verb"]))
+    return ListCommand("did", list_name, tasks) if tasks else None
 
 
 def items_for_it(said: str, list_name: str, *, utterance: str = "") -> ListCommand | None:
