@@ -5,7 +5,9 @@ Each was found by a set of requests written for this session (not the benchmark'
 restart ("can you can you"), a misheard "turn of", "don't ... turn it off", a plug called
 by what it powers, the lock and the cover both called "garage door", a state question
 about a room's two lights, two devices for one verb, the room said after "off", a room's
-thermostat named by the room, "halfway". The phrasings here are this file's own.
+thermostat named by the room, "halfway"; then (session 26) a plug called by what it
+powers inside its room, "way too dark", a room said to be cold, "bump ... up to", "did
+i lock ...", a room's player unnamed. The phrasings here are this file's own.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ HOME = {
                min_temp=7, max_temp=30, supported_features=385),
         entity("cover.kitchen_blinds", "Kitchen blinds", "open", device_class="blind",
                current_position=100, supported_features=15),
+        entity("media_player.kitchen_radio", "Kitchen radio", "playing", device_class="speaker",
+               media_title="Slow Tide", media_artist="The Pier", volume_level=0.3,
+               supported_features=21437),
     ],
 }
 TABLE = """
@@ -108,6 +113,13 @@ room = "kitchen"
 type = "cover"
 device_class = "blind"
 homeassistant = "cover.kitchen_blinds"
+
+[[devices]]
+name = "kitchen radio"
+room = "kitchen"
+type = "media_player"
+device_class = "speaker"
+homeassistant = "media_player.kitchen_radio"
 """
 
 
@@ -208,3 +220,33 @@ def test_a_refusal_is_short_when_spoken(home: Home) -> None:
     reply = home.assistant.handler.acts.refuse()
     assert reply.spoken == "I can't do that: it isn't on my list of allowed actions."
     assert "control the home's" in reply.text and reply.outcome == "refused"
+
+
+def test_a_plug_named_inside_its_room(home: Home) -> None:
+    home.say("switch the heater in the garden on")
+    assert home.changed() == {"switch.garden_heater_plug"}
+
+
+def test_way_too_dark_lights_the_room(home: Home) -> None:
+    home.say("it's way too dark in the nursery")  # its ceiling light was on already
+    assert home.changed() <= {"light.nursery_lamp", "light.nursery_ceiling"}
+    assert (home.state("light.nursery_lamp"), home.state("light.nursery_ceiling")) == ("on", "on")
+
+
+def test_a_room_said_to_be_cold_is_warmed_a_step(home: Home) -> None:
+    home.say("it's absolutely freezing in the bedroom")  # from 20, a step of 1
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 21
+    home.say("bump the bedroom heating up to 23")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 23
+    assert home.changed() == {"climate.bedroom_radiator"}
+
+
+@pytest.mark.parametrize("said", ["did i lock the garage door", "is the garage door locked"])
+def test_did_i_lock_asks_the_lock_not_the_door(home: Home, said: str) -> None:
+    reply = home.say(said)
+    assert reply.text == "The garage door lock is locked." and home.changed() == set()
+
+
+def test_what_is_playing_in_a_room_asks_its_player(home: Home) -> None:
+    reply = home.say("what's playing in the kitchen")
+    assert "Slow Tide" in reply.text and home.changed() == set()

@@ -182,6 +182,20 @@ def unplugged(name: str) -> str:
     return ""
 
 
+# The words a state question asks a lock with ("did i lock ...", "is ... unlocked").
+LOCK_WORDS = ("lock", "locked", "unlock", "unlocked")
+
+
+def in_room_names(device: DeviceSpec) -> tuple[str, ...]:
+    """What a device is called inside its room: the "garage heater plug" is "the heater
+    plug" or "the heater" in the garage ("switch the heater in the garage on")."""
+    room = f"{device.room} " if device.room else ""
+    if not room or not device.name.startswith(room):
+        return ()
+    rest = device.name[len(room):]
+    return tuple(n for n in (rest, unplugged(rest)) if n)
+
+
 def plural_of(words: str) -> str:
     return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
 
@@ -190,7 +204,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
     # A to-do list is reached through the list commands (mavend/lists/), not an act.
     devices = [d for d in devices if d.type != "todo"]
     ops = {op for d in devices for op in device_ops(d)}
-    spoken = {n for d in devices for n in (d.name, *d.aliases, unplugged(d.name)) if n}
+    spoken = {n for d in devices for n in (d.name, *d.aliases, unplugged(d.name),
+                                            *in_room_names(d)) if n}
     # Class words ("the blinds", "the thermostat", "the lights"): lights_on and lights_off
     # come first in the grammar, so "turn on the lights" is still the room's lights.
     spoken |= {w for d in devices for ws in nouns(d) for w in ws}
@@ -245,6 +260,9 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             slots[name] = {**kind, "state": values["state"], **every, **room}
             continue
         extra = {"half": values["half"]} if name == "device_temperature" else {}
+        if name == "device_state":
+            # "did i lock the garage door": asked of its lock, not of the door (a cover)
+            extra = {"about": ActSlot(type="enum", values=LOCK_WORDS, optional=True)}
         slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room}
     return tuple(
         ActSpec(

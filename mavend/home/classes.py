@@ -323,10 +323,14 @@ PLAYER = DeviceClass(
     },
     # A speaker is not "the tv": Home Assistant's device_class says which (a name ending
     # in "tv" or "speaker" says it too: devices.nouns).
+    # Each is a player too ("what's playing in the kitchen" asks the room's player).
     kinds={
-        "speaker": (("speaker", "stereo"), ("speakers",)),
-        "tv": (("tv", "television", "telly"), ("tvs", "televisions")),
-        "receiver": (("receiver", "stereo", "amp"), ("receivers",)),
+        "speaker": (("speaker", "stereo", "player", "media player"),
+                    ("speakers", "players", "media players")),
+        "tv": (("tv", "television", "telly", "player", "media player"),
+               ("tvs", "televisions", "players", "media players")),
+        "receiver": (("receiver", "stereo", "amp", "player", "media player"),
+                     ("receivers", "players", "media players")),
     },
 )
 VACUUM = DeviceClass(

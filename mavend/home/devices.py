@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from mavend.config import DeviceSpec
 from mavend.config.devices import (
     EVERYTHING,
+    LOCK_WORDS,
     OPERATIONS,
     device_ops,
+    in_room_names,
     nouns,
     plural_of,
     unplugged,
@@ -77,9 +79,16 @@ def resolve(
     if op_act == "device_which":
         return _of_kind(devices, args.get("kind", ""), room)
     word = args.get("device", "")
+    if args.get("about") in LOCK_WORDS and (locks := [
+        d for d in devices if d.type == "lock" and f" {word} " in f" {d.name} "
+        and d.name != word
+    ]):
+        return _one_of(locks, word, room, here, op)  # "did i lock the garage door"
     named = [d for d in devices if d.name == word]
-    if not named and room and (joined := [d for d in devices if d.name == f"{room} {word}"]):
-        named = joined  # "the bedroom fan" heard as the room and the fan
+    if not named and room and (joined := [
+        d for d in devices if f"{room} {word}" in (d.name, unplugged(d.name))
+    ]):
+        named = joined  # "the bedroom fan", "the heater in the garage": the room and the name
     if named:  # names are unique: "the study lamp" is that one, whatever the room
         return _able(op, tuple(named), word)
     devices = [d for d in devices if d.type != "todo"]
@@ -93,6 +102,10 @@ def resolve(
     if plural:
         return _all_of(plural, word, room, here, op)
     found = [d for d in devices if word in d.aliases or word == unplugged(d.name)]
+    if not found and not any(word in nouns(d)[0] for d in devices):
+        # "the heater" for the garage heater plug; a kind's word ("the thermostat") stays
+        # every device of that kind, not the one whose name happens to hold it
+        found = [d for d in devices if word in in_room_names(d)]
     if found and not any(effective_op(d, op) for d in found):
         # "unlock the garage door": the garage door (a cover) cannot, the garage door
         # lock can; a device whose name holds the words and can do it is the one meant.
@@ -132,6 +145,11 @@ def _can_first(found: list[DeviceSpec], op: str) -> list[DeviceSpec]:
     return able or found
 
 
+# A state question about a kind several rooms have is answered for each, up to this many
+# (more is a list nobody wants read out: "which lamp?" is asked).
+MAX_READ_UNASKED = 3
+
+
 def _one_of(
     found: list[DeviceSpec], word: str, room: str, here: str, op: str
 ) -> Resolution:
@@ -144,6 +162,9 @@ def _one_of(
             return Resolution(refusal=f"There's no {word} in the {room}.")
     elif len(found) > 1:
         local = [d for d in found if here and d.room == here]
+        if not local and op == "state" and len(found) <= MAX_READ_UNASKED:
+            # "did i lock the door": both doors read out harm nothing and answer it
+            return Resolution(devices=tuple(found), group=plural_of(word))
         if not local:
             return Resolution(question=_which(word, found), choices=tuple(found))
         found = local
