@@ -250,3 +250,29 @@ def test_did_i_lock_asks_the_lock_not_the_door(home: Home, said: str) -> None:
 def test_what_is_playing_in_a_room_asks_its_player(home: Home) -> None:
     reply = home.say("what's playing in the kitchen")
     assert "Slow Tide" in reply.text and home.changed() == set()
+
+
+def test_a_command_said_after_why_runs_in_the_room_the_why_named(home: Home) -> None:
+    home.say("it's chilly out in the garden could you switch the heater on")
+    assert home.changed() == {"switch.garden_heater_plug"}
+    assert home.state("switch.garden_heater_plug") == "on"
+
+
+@pytest.mark.parametrize("said", ["why did you turn off the office lamp",
+                                  "i told him not to turn off the office lamp",
+                                  "what happens if i turn off the office lamp"])
+def test_a_why_that_asks_or_reports_runs_nothing(home: Home, said: str) -> None:
+    home.say(said)
+    assert home.changed() == set()
+
+
+def test_a_temperature_said_with_a_point_is_no_date(home: Home) -> None:
+    """"on 19.5" was read as 19 May: a reminder to "put the bedroom radiator" then."""
+    home.say("put the bedroom radiator on 19.5")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 19.5
+    assert home.assistant.ctx.reminders.active() == []
+
+
+def test_where_is_a_device_reads_its_state(home: Home) -> None:
+    assert "playing" in home.say("where's the kitchen radio at the moment").text
+    assert home.changed() == set()

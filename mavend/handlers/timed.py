@@ -55,6 +55,12 @@ TOGGLES = frozenset({"media_play_pause"})
 
 # "could you lock my screen (in 20 minutes)": the asking is not the task.
 _ASKING = re.compile(r"^(?:(?:please|can you|could you|would you|will you)\s+)+")
+def _holds_a_value(phrase: str, args: dict[str, str]) -> bool:
+    """The time phrase is made of an act's own number ("on 19.5" for 19.5 degrees)."""
+    said = set(re.findall(r"\d+", phrase))
+    return any(value in said for value in args.values() if value.isdigit())
+
+
 class TimedActs:
     """`handle(decision)`: the reply for an act said with a time to come, or None."""
 
@@ -73,6 +79,8 @@ class TimedActs:
         if found is None or found.when <= now:
             return None
         args = dict(decision.slots.args)
+        if _holds_a_value(found.phrase, args):
+            return None  # "put the office heating on 19.5": the degrees, not 19 May
         if lasts(found):
             return self.for_a_while(decision, act, args, found, context)
         return self.later(decision, act, args, found, context)

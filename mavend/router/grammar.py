@@ -79,6 +79,13 @@ class CommandGrammar:
                     words.update(re.findall(r"[a-z']+", sentence.text or ""))
         return sorted(words)
 
+    def rooms(self) -> tuple[str, ...]:
+        """The rooms the home's devices are in ({room}), longest first."""
+        found = self._slot_lists.get("room") or self._intents.slot_lists.get("room")
+        values = getattr(found, "values", ()) or ()
+        names = {getattr(v.text_in, "text", "") or "" for v in values}
+        return tuple(sorted((n for n in names if n), key=len, reverse=True))
+
     def known_words(self) -> frozenset[str]:
         """Every word the grammar reads: sentence and rule templates and slot values, with
         the names inside `<rule>` and `{slot}` references left out."""
