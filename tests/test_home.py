@@ -53,11 +53,12 @@ def test_the_example_home_parses_and_generates_the_device_acts() -> None:
     assert device_on is not None and device_on.kind == "device"
     # Names and aliases, each kind said both ways (a shared alias that ends in a kind is
     # one: "the desk lamps"), what each is called inside its room ("the ceiling" in the
-    # kitchen), and "everything".
+    # kitchen), a ceiling light's "big light", and "everything".
     assert device_on.slots["device"].values == (
-        "bedside lamp", "ceiling", "desk lamp", "desk lamps", "everything", "kettle",
-        "kitchen ceiling", "kitchen spots", "lamp", "lamps", "light", "lights", "plug",
-        "plugs", "socket", "sockets", "spots", "study lamp",
+        "bedside lamp", "big light", "big lights", "ceiling", "desk lamp", "desk lamps",
+        "everything", "kettle", "kitchen ceiling", "kitchen spots", "lamp", "lamps", "light",
+        "lights", "main light", "main lights", "overhead light", "overhead lights", "plug",
+        "plugs", "socket", "sockets", "spots", "study lamp", "top light", "top lights",
     )  # fmt: skip
     assert device_on.slots["room"].values == ("bedroom", "kitchen", "study")
     assert device_on.slots["room"].optional

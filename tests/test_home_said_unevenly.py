@@ -13,6 +13,7 @@ i lock ...", a room's player unnamed. The phrasings here are this file's own.
 from __future__ import annotations
 
 import copy
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ HOME = {
                min_temp=7, max_temp=30, supported_features=385),
         entity("cover.kitchen_blinds", "Kitchen blinds", "open", device_class="blind",
                current_position=100, supported_features=15),
+        entity("vacuum.hall_robot", "Hall robot", "cleaning", battery_level=80,
+               supported_features=8220),
         entity("media_player.kitchen_radio", "Kitchen radio", "playing", device_class="speaker",
                media_title="Slow Tide", media_artist="The Pier", volume_level=0.3,
                supported_features=21437),
@@ -113,6 +116,12 @@ room = "kitchen"
 type = "cover"
 device_class = "blind"
 homeassistant = "cover.kitchen_blinds"
+
+[[devices]]
+name = "hall robot"
+room = "hall"
+type = "vacuum"
+homeassistant = "vacuum.hall_robot"
 
 [[devices]]
 name = "kitchen radio"
@@ -276,3 +285,35 @@ def test_a_temperature_said_with_a_point_is_no_date(home: Home) -> None:
 def test_where_is_a_device_reads_its_state(home: Home) -> None:
     assert "playing" in home.say("where's the kitchen radio at the moment").text
     assert home.changed() == set()
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("pause the music", {"state": "paused"}),
+    ("silence the speaker", {"is_volume_muted": True}),
+])
+def test_this_boxs_media_words_reach_the_home_player_that_plays(
+    home: Home, said: str, expected: dict[str, Any]
+) -> None:
+    """"pause the music" ran this box's player (playerctl) while the kitchen radio played
+    on; a home player that is playing is the one meant."""
+    reply = home.say(said)
+    state = home.standin.states["media_player.kitchen_radio"]
+    held = {"state": state["state"], **state["attributes"]}
+    assert {k: held[k] for k in expected} == expected, reply.text
+    assert home.changed() == {"media_player.kitchen_radio"}
+    with sqlite3.connect(home.assistant.store.path) as db:
+        ran = [name for (name,) in db.execute("SELECT name FROM act_runs ORDER BY id")]
+    assert ran == ["device_pause" if "state" in expected else "device_mute"]  # not playerctl
+
+
+def test_pausing_the_music_everywhere_pauses_only_players(home: Home) -> None:
+    """"pause the music everywhere" paused all 18 devices that pause, a vacuum too."""
+    home.say("pause the music everywhere")
+    assert home.changed() == {"media_player.kitchen_radio"}
+    assert home.state("vacuum.hall_robot") == "cleaning"
+
+
+def test_the_big_light_is_the_rooms_ceiling_light(home: Home) -> None:
+    home.say("turn the big light off in the nursery")
+    assert home.changed() == {"light.nursery_ceiling"}
+    assert home.state("light.nursery_ceiling") == "off"

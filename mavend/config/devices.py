@@ -14,6 +14,7 @@ devices a request means, and running an act, are mavend/home/'s (devices.py, run
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from mavend.config.acts import ActSlot, ActSpec, ActsSettings
@@ -151,12 +152,19 @@ def device_ops(device: DeviceSpec) -> tuple[str, ...]:
     return ops
 
 
+MAIN_LIGHT = ("big light", "main light", "overhead light", "top light")
+_MAIN_LIGHT_NAME = re.compile(r"\b(?:ceiling|overhead|main|pendant|big)\b")
+
+
 def nouns(device: DeviceSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What this device is called when not by name: (one of them, every one of them).
 
     Its class's words (by device_class), and its name's last word when that names a kind
     ("the blinds" for the kitchen blinds, "the lamp" for the desk lamp)."""
     one, every = classes.CLASSES[device.type].words(device.device_class)
+    if device.type == "light" and _MAIN_LIGHT_NAME.search(device.name):
+        # "put the big light on": a room's ceiling light, as the British call it
+        one, every = (*one, *MAIN_LIGHT), (*every, *(plural_of(w) for w in MAIN_LIGHT))
     # An alias that ends in a kind is a kind of its own, said in the plural for all of
     # them: "the heater plugs" for every device called "heater plug".
     kinds = tuple(a for a in device.aliases if a.rsplit(" ", 1)[-1] in classes.KIND_WORDS)

@@ -246,6 +246,19 @@ def build_argv(act: ActSpec, args: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(part.format(**args) for part in act.argv)
 
 
+# This box's media acts and the home player's act each stands for, when one is playing.
+TO_HOME_PLAYER = {
+    "media_pause": "device_pause",
+    "media_play_pause": "device_pause",
+    "media_next": "device_next",
+    "media_previous": "device_previous",
+    "mute": "device_mute",
+    "unmute": "device_unmute",
+    "volume_up": "device_up",
+    "volume_down": "device_down",
+}
+
+
 class ActHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
@@ -267,7 +280,29 @@ class ActHandler:
                 "not_here",
                 {"act": act.name, "room": elsewhere},
             )
+        if (played := self._home_player(act, context.room)) is not None:
+            return played
         return self.request(act, decision.slots.args, context.room, session=context.session)
+
+    def _home_player(self, act: ActSpec, here: str) -> Reply | None:
+        """"pause the music", "skip this song", "mute the speaker" while a home speaker
+        plays: that speaker, not this box's player (which ran, and the music played on).
+        None when no home player is playing (this box's act runs as before)."""
+        device_act = self.ctx.settings.acts.get(TO_HOME_PLAYER.get(act.name, ""))
+        if act.kind != "argv" or device_act is None:
+            return None
+        players = HomeActs(self.ctx.settings).playing(here)
+        if not players:
+            return None
+        replies = [self.run_home(device_act, {"device": d.name}, here) for d in players]
+        if len(replies) == 1:
+            return replies[0]
+        failed = next((r for r in replies if r.outcome is not Outcome.DONE), None)
+        return Reply(" ".join(r.text for r in replies),
+                     failed.outcome if failed else Outcome.DONE,
+                     failed.error_class if failed else "",
+                     {"act": device_act.name, "devices": [d.name for d in players]},
+                     changes=tuple(c for r in replies for c in r.changes))
 
     def _room_elsewhere(self, decision: Decision, context: TurnContext) -> str:
         """A known room the words name that is not the one the turn was heard in."""

@@ -160,6 +160,18 @@ class HomeActs:
             unchanged=tuple(o.device.name for o in outcomes if o.confirmed and o.changed is False),
         )
 
+    def playing(self, here: str) -> list[DeviceSpec]:
+        """The home's media players (Home Assistant's) playing now; the turn's room's
+        alone when one plays there."""
+        players = [d for d in self.settings.devices
+                   if d.type == "media_player" and d.homeassistant]
+        found = [d for d in players
+                 if isinstance(body := ha.get_state(self.settings.homeassistant,
+                                                    d.homeassistant).body, dict)
+                 and body.get("state") == "playing"]
+        local = [d for d in found if here and d.room == here]
+        return local or found
+
     def _via_mqtt(
         self, devices: Sequence[DeviceSpec], ops: Mapping[str, str], value: str, sent: _Sent
     ) -> list[DeviceOutcome]:

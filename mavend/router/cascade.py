@@ -517,7 +517,7 @@ _REASON_START = frozenset({
 _NO_REASON_WORDS = frozenset({
     "not", "don't", "dont", "didn't", "never", "no", "if", "whether", "why", "told", "said",
     "asked", "says", "say", "tell", "remind", "wonder", "should", "shouldn't", "wouldn't",
-    "won't", "can't", "cannot", "couldn't", "unless", "before", "after", "when", "while",
+    "won't", "unless", "before", "after", "when", "while",
 })
 # "... open the water valve out there": the place is the one the why named
 _THERE = re.compile(r"\s+(?:out|in|over|up|down) there$")
