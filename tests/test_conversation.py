@@ -142,7 +142,12 @@ def test_a_question_about_what_was_meant_chat_and_other_commands_leave_no_topic(
     unclear = routed(Intent.NOTE, clarify=Clarify("Sorry, should I take a note or ...?"))
     assert topic_of(unclear, "eggs", finder) is None
     assert topic_of(routed(Intent.CHAT), "tell me a joke", finder) is None
-    assert topic_of(routed(Intent.NOTE), "remember the key is under the mat", finder) is None
+    # A note leaves only what a correction in the next breath needs ("actually it's in
+    # the drawer": mavend.conversation.corrections); no ellipsis rebuilds it.
+    note = topic_of(routed(Intent.NOTE, slots=Slots(text="the key is under the mat")),
+                    "remember the key is under the mat", finder)
+    assert note is not None and note.task == "the key is under the mat"
+    assert rebuild(note, Fragment("and the car keys", cue=True, obj="the car keys")) is None
     help_ = routed(Intent.SYSTEM, slots=Slots(fn="help", has_fn=True))
     assert topic_of(help_, "help", finder) is None
     louder = routed(Intent.SYSTEM, slots=Slots(fn="louder", has_fn=True))
@@ -316,3 +321,23 @@ def test_an_act_takes_the_new_value_as_a_hint_and_repeats_on_again() -> None:
 )
 def test_a_reply_that_asks_expects_an_answer(reply: Reply, expected: bool) -> None:
     assert expects_answer(reply) is expected
+
+
+@pytest.mark.parametrize(
+    ("previous", "said", "note"),
+    [
+        ("the spare key is under the blue pot", "actually it's under the red pot now",
+         "the spare key is now under the red pot"),
+        ("my passports are in the desk", "oh they're in the safe",
+         "my passports are now in the safe"),
+        ("the gate code is 1973", "sorry it's 1974", "the gate code is now 1974"),
+        ("the spare key is under the blue pot", "it's raining", ""),
+        ("i parked on level 3", "actually it's on level 4", ""),  # no subject to carry
+    ],
+)
+def test_a_correction_in_the_next_breath_carries_the_subject(
+    previous: str, said: str, note: str
+) -> None:
+    from mavend.conversation.corrections import corrected_note
+
+    assert corrected_note(previous, said) == note

@@ -46,3 +46,36 @@ def test_the_answer_is_the_newest_value(tmp_path: Path) -> None:
     a.ctx.notes.add("actually the boiler code is 4472", AT + timedelta(minutes=5))
     reply = a.handle_text("what's the boiler code").reply.text
     assert "4472" in reply and "4471" not in reply, reply
+
+
+NOTE = Classified(Intent.NOTE, 0.95, {Intent.NOTE: 0.95})
+UNSURE = Classified(Intent.ACT, 0.3, {Intent.ACT: 0.3, Intent.NOTE: 0.28})
+WHERE = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
+
+
+def test_a_note_corrected_in_the_next_breath_is_the_answer(tmp_path: Path) -> None:
+    """"actually it's under the red pot now" was asked about ("Sorry, I can't help with
+    that here") and the key stayed under the blue pot."""
+    clock = MovableClock(AT)
+    a = make_assistant(kit_settings(tmp_path), clock=clock,
+                       classifier=ScriptedClassifier({
+                           "the torch is in the hall cupboard": NOTE,
+                           "where's the torch": WHERE,
+                       }, UNSURE))
+    a.handle_text("the torch is in the hall cupboard")
+    clock.at += timedelta(seconds=20)
+    turn = a.handle_text("oh sorry it's under the stairs now")
+    assert turn.reply.text == "Noted: the torch is now under the stairs"
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == [
+        "the torch is now under the stairs", "the torch is in the hall cupboard"]
+    reply = a.handle_text("where's the torch").reply.text
+    assert "under the stairs" in reply and "cupboard" not in reply, reply
+
+
+def test_what_is_no_new_value_is_no_correction(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(AT),
+                       classifier=ScriptedClassifier({
+                           "the torch is in the hall cupboard": NOTE}, UNSURE))
+    a.handle_text("the torch is in the hall cupboard")
+    a.handle_text("it's raining again")
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the torch is in the hall cupboard"]

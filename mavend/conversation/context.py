@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from mavend.config import Settings
+from mavend.conversation.corrections import corrected_note, is_note
 from mavend.conversation.ellipsis import (
     Rebuilt,
     TimeFinder,
@@ -90,6 +91,12 @@ class Conversation:
         topic = self.topic(session, now)
         if topic is None:
             return None
+        if is_note(topic.intent) and 0 <= now.timestamp() - topic.at <= self.window_s:
+            note = corrected_note(topic.task, said, marked=topic.intent == Intent.NOTE)
+            if note:  # "actually it's under the red pot now"
+                again = Rebuilt(Intent(topic.intent), note)  # a note stays one, a fact one
+                continued = self._decide(router, utterance, topic, again)
+                return Continuation(continued, note)
         finder = _finder(now)
         if topic.asked and topic.intent == Intent.REMINDER:
             # The answer to "What time should the alarm go off?" is read as an alarm's

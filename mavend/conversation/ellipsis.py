@@ -279,6 +279,10 @@ def topic_of(
         return replace(base, fn=decision.slots.fn, args=args, slot=slot, obj=args.get(slot, ""))
     if decision.intent is Intent.SYSTEM and decision.slots.fn in REPEATABLE_SYSTEM:
         return replace(base, fn=decision.slots.fn)
+    if decision.intent in (Intent.NOTE, Intent.FACT):
+        # "... is under the blue pot": a correction in the next breath names it "it"
+        kept = decision.slots.text if decision.intent is Intent.NOTE else ""
+        return replace(base, task=normalize(kept or said))
     return None
 
 

@@ -88,6 +88,10 @@ class FactHandler:
         if refused is not None:
             return refused
         utterance = decision.utterance.strip()
+        if decision.continued and slots.text:
+            # "actually they're in the drawer" said after "my glasses are on the piano":
+            # kept as the whole statement it was rebuilt as, which recall can find
+            utterance = slots.text.strip()
         vector, embedder = self.ctx.embed(utterance or f"{slots.key} {slots.value}")
         fact = self.ctx.facts.add(
             slots.key,

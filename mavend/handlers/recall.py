@@ -70,6 +70,7 @@ class Recalled:
     text: str
     at: datetime
     score: float
+    key: str = ""  # a fact's key: a newer fact of the same key says it again
 
 
 class Recall:
@@ -98,7 +99,8 @@ class Recall:
         else:
             scored = self._semantic(question, index, wanted, embedder)
         found = [
-            Recalled(hit.kind, hit.id, row_text(hit), hit.record.at, score)
+            Recalled(hit.kind, hit.id, row_text(hit), hit.record.at, score,
+                     hit.record.key if isinstance(hit.record, Fact) else "")
             for hit, score in scored
             if score is not None
         ]
@@ -277,10 +279,13 @@ _CORRECTING = re.compile(r"^(?:actually|sorry|no|correction|update|now)\b|\b(?:i
 def superseded_out(found: list[Recalled]) -> list[Recalled]:
     """`found` without the rows a newer row states again about the same subject, when the
     newer one says it corrects ("actually ...", "... is now ...") or both values are
-    numbers: "the car is in the garage" and a later "the car is blue" both stand."""
+    numbers: "the car is in the garage" and a later "the car is blue" both stand. A fact
+    is replaced by a newer fact of its key."""
     statements = {id(r): m for r in found if (m := _STATEMENT.match(normalize(r.text)))}
 
     def replaced(row: Recalled) -> bool:
+        if row.key and any(o.key == row.key and o.at > row.at for o in found):
+            return True  # "my glasses are on the piano", then "... in the drawer" (a fact)
         old = statements.get(id(row))
         if old is None:
             return False
