@@ -263,6 +263,9 @@ def test_a_satellite_with_its_own_wake_word_is_heard_from_the_asr_stage(
             await good_turn_answered(own)
             status = (await daemon.satellites_status())[0]
         assert status["wake"] == "satellite"
-        assert own.turns[0].transcript.lower() == "set a timer for 2 hours"
+        # Whisper spells the number either way, by the grammar's words it is prompted
+        # with (they changed with the home sentences); the router reads both the same.
+        assert own.turns[0].transcript.lower() in ("set a timer for 2 hours",
+                                                   "set a timer for two hours")
 
     run(scenario)
