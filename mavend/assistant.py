@@ -36,16 +36,8 @@ from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, Tu
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
-from mavend.lists import (
-    TODO,
-    ListCommand,
-    done_tasks,
-    for_list_in_focus,
-    items_for_it,
-    more_items,
-    parse_list_command,
-    split_list_command,
-)
+from mavend.lists import parse_list_command, split_list_command
+from mavend.lists.focus import ListFocus
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
@@ -68,7 +60,6 @@ _NO += "|нет|неа|не надо|не нужно|отмена|стоп|не�
 YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
-LIST_FOCUS = "list_focus:"  # + session: the list just added to
 DEVICE_CHOICE = "device_choice:"  # + session: a "Which fan?" question's devices
 
 
@@ -142,6 +133,7 @@ class Assistant:
         )
         self.handler = TurnHandler(self.ctx)
         self.lists = ListHandler(self.ctx)
+        self.list_focus = ListFocus(self.ctx, self.lists)
         self.handler.rooms["lists"] = (Intent.NOTE, self.lists.confirmed)
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
@@ -245,13 +237,13 @@ class Assistant:
             return decision, self.handler.command(command, context)
         # The raw words too: their commas separate items ("coffee, sugar and tea bags").
         listed = parse_list_command(said, utterance=utterance)
-        listed = listed or self._more_items(said, utterance, session)
+        listed = listed or self.list_focus.follow_up(said, utterance, session)
         if listed is not None:  # "add eggs and milk to the shopping list"
             intent = Intent.QUERY if listed.is_question else Intent.NOTE
             decision = self._stage0(utterance, intent, said, "list-command")
             self.conversation.remember(session, decision, said)
             reply = self.lists.command(listed, context)
-            self._list_focus(session, listed, reply)
+            self.list_focus.keep(session, listed, reply)
             return decision, reply
         split = split_list_command(said, utterance=utterance)
         if split is not None:  # "add eggs to the list and set a timer": both, in order
@@ -386,50 +378,6 @@ class Assistant:
         args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
         decision = _settled(utterance, said, "choice", str(asked["act"]), {**args, "device": name})
         return decision, self.handler.handle(decision, context)
-
-    def _more_items(self, said: str, utterance: str, session: str) -> ListCommand | None:
-        """"and bread" right after an add to a list, "remove the eggs" or "i've got the
-        milk" right after it was made, added to or read: for that list."""
-        focus = self.ctx.session.get(LIST_FOCUS + session, now_ts=self.ctx.now().timestamp())
-        if not isinstance(focus, dict) or not focus.get("list"):
-            # "i called the plumber" needs no list in focus: tasks are on the to-do list
-            return self._task_done(done_tasks(said, TODO), TODO)
-        name = str(focus["list"])
-        # "and jam" continues an add; after a list was read out it is no add of its own
-        more = focus.get("after") != "read" and more_items(said, name, utterance=utterance)
-        found = (more or items_for_it(said, name, utterance=utterance)
-                 or for_list_in_focus(said, name, utterance=utterance))
-        if found is not None and found.action == "bought":
-            # "i've got the milk": ticked when each thing is on the list, else not a list turn
-            if not self.lists.holds_open(name, found.items):
-                return None
-            found = replace(found, action="tick")
-        return self._task_done(found, name) if found is not None and found.action == "did" \
-            else found
-
-    def _task_done(self, found: ListCommand | None, name: str) -> ListCommand | None:
-        """"i called the plumber": a tick of the task it names, when one is open on the
-        list; else not a list turn."""
-        if found is None:
-            return None
-        task = next((t for said in found.items if (t := self.lists.task_named(name, said))), None)
-        return None if task is None else replace(found, action="tick", items=(task,))
-
-    def _list_focus(self, session: str, command: ListCommand, reply: Reply) -> None:
-        """After an add, a create, a read, a removal or a tick: the list a follow-up means
-        ("and ...", "remove the eggs"), for the continuation window; any other list turn
-        ends it."""
-        key = LIST_FOCUS + session
-        name = reply.data.get("list") if isinstance(reply.data, dict) else None
-        # A list read out is in focus too: "remove the eggs" after "what's on my list".
-        kept = ("add", "create", "read", "remove", "tick")
-        if command.action in kept and name and reply.outcome == Outcome.DONE:
-            window = self.settings.conversation.continuation_s
-            expires = self.ctx.now().timestamp() + window
-            self.ctx.session.put(key, {"list": name, "after": command.action},
-                                 expires_ts=expires)
-        else:
-            self.ctx.session.pop(key)
 
     @staticmethod
     def _stage0(utterance: str, intent: Intent, said: str, decided_by: str) -> Decision:

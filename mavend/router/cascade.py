@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Protocol
 
 from mavend.language.timeparse import find_time, lasts
+from mavend.router.around import after_reason, said_instead
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize, strip_politeness
@@ -192,10 +193,11 @@ class Router:
         if timed is not None:
             trace.timed("grammar", started)
             return timed, trace
-        reasoned = self._after_reason(utterance, now)
+        reasoned = after_reason(self.grammar, utterance)
         if reasoned is not None:
             trace.timed("grammar", started)
-            return reasoned, trace
+            decision = self._from_grammar(utterance, reasoned, now)
+            return replace(decision, decided_by="grammar:after-reason"), trace
         text = self.grammar.strip_wake_word(utterance.strip())
         computed = self._computed(utterance, text)
         if computed is not None:
@@ -238,7 +240,8 @@ class Router:
             if again is not None and withdrawal(fixed) is None:
                 decision = self._from_grammar(fixed, again, now or self.clock())
                 return replace(decision, decided_by="grammar:repair")
-        if taken_back.kind == "negated" and (instead := self._instead(taken_back.what)):
+        if taken_back.kind == "negated" and (instead := said_instead(self.grammar,
+                                                                     taken_back.what)):
             # "don't turn the lamp on, turn it off": what is wanted instead runs
             decision = self._from_grammar(instead[0], instead[1], now or self.clock())
             return replace(decision, decided_by="grammar:repair")
@@ -255,54 +258,6 @@ class Router:
             ),
             decided_by="negation",
         )
-
-    def _instead(self, negated: str) -> tuple[str, GrammarMatch] | None:
-        """The command said after a negated one, when both are whole commands: "turn the
-        lamp on turn it off" -> "turn the lamp off" ("it" is the first one's device)."""
-        words = negated.split()
-        for cut in range(2, len(words) - 1):
-            first = self.grammar.match(" ".join(words[:cut]))
-            if first is None or first.intent is not Intent.ACT:
-                continue
-            rest = " ".join(words[cut:])
-            device = first.slots.get("device", "")
-            if device:
-                rest = re.sub(r"\b(?:it|them)\b", f"the {device}", rest)
-            second = self.grammar.match(rest)
-            if second is not None and second.intent is Intent.ACT and withdrawal(rest) is None:
-                return rest, second
-        return None
-
-    def _after_reason(self, utterance: str, now: datetime) -> Decision | None:
-        """"it's freezing in the garage can you put the heater on": a home command the
-        grammar knows, said after why. The room named in the why is the command's when
-        it names none ("... open the water valve out there"). A why that asks, negates
-        or reports ("why did you turn on the light", "i told him not to ...") is none."""
-        words = normalize(self.grammar.strip_wake_word(normalize(utterance))).split()
-        if len(words) < 4 or words[0] not in _REASON_START:
-            return None
-        for cut in range(2, len(words) - 1):
-            lead = words[:cut]
-            if _NO_REASON_WORDS.intersection(lead):
-                return None  # every longer lead holds it too
-            rest = _THERE.sub("", " ".join(words[cut:])).strip()
-            room = self._room_in(" ".join(lead))
-            tries = ([f"{rest} in the {room}"] if room else []) + [rest]
-            for said in tries:
-                match = self.grammar.match(said) if len(said.split()) >= 2 else None
-                if (match is not None and match.intent is Intent.ACT and not match.wildcard
-                        and withdrawal(said) is None):
-                    if room and "room" not in match.slots and "device" in match.slots:
-                        # "its boiling in the office get the fan going": the office's fan
-                        match = replace(match, slots={**match.slots, "room": room},
-                                        text=" ".join(words))
-                    decision = self._from_grammar(utterance, match, now)
-                    return replace(decision, decided_by="grammar:after-reason")
-        return None
-
-    def _room_in(self, text: str) -> str:
-        padded = f" {text.replace(chr(39) + 's ', ' ')} "
-        return next((room for room in self.grammar.rooms() if f" {room} " in padded), "")
 
     def _timed_command(self, utterance: str, now: datetime) -> Decision | None:
         """"lock the screen in ten minutes", "mute for an hour": an act the grammar knows,
@@ -505,22 +460,6 @@ class Router:
         finally:
             trace.timed("llm", started)
 
-
-# A why said before a command ("it's freezing in here, put the heating on") is no
-# question, negation or report of someone's words: those leads never run what follows.
-# It opens as a statement about how things are ("it's", "the floors are", "i'm off").
-_REASON_START = frozenset({
-    "it's", "its", "it", "the", "i'm", "im", "i", "we", "we're", "were", "my", "our",
-    "there's", "theres", "this", "that's", "oh", "ugh", "gosh", "brr", "phew", "man", "wow",
-    "so", "well",
-})
-_NO_REASON_WORDS = frozenset({
-    "not", "don't", "dont", "didn't", "never", "no", "if", "whether", "why", "told", "said",
-    "asked", "says", "say", "tell", "remind", "wonder", "should", "shouldn't", "wouldn't",
-    "won't", "unless", "before", "after", "when", "while",
-})
-# "... open the water valve out there": the place is the one the why named
-_THERE = re.compile(r"\s+(?:out|in|over|up|down) there$")
 
 _TIME_SLOTS = frozenset({"when", "task"})
 
