@@ -414,6 +414,12 @@ def _since(target: _Target, today: date, unit: str) -> Answer:
     return Answer(text + ".", SKILL, data)
 
 
+def spoken_span(start: date, end: date, unit: str = "days") -> str:
+    """How far `end` is from `start`, in the unit asked: "97 days", "13 weeks and 6 days"
+    (also for the household's own days: mavend.handlers.own_dates)."""
+    return _span(start, end, (end - start).days, unit)
+
+
 def _span(start: date, end: date, days: int, unit: str) -> str:
     if unit == "weeks":
         weeks, rest = divmod(days, 7)

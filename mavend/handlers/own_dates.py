@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from mavend.answers.dates import spoken_span
 from mavend.handlers.common import HandlerContext, Reply, content_stems, stem
 from mavend.handlers.fact import search_words
 from mavend.language.anchors import OWN_EVENT, own_anchors, thing
@@ -116,12 +117,9 @@ class OwnDates:
         when = f"{calendar.day_name[day.weekday()]} {day.day} {calendar.month_name[day.month]}"
         if day.year != now.year:
             when += f" {day.year}"
-        said = {0: "is today", 1: f"is tomorrow, {when}"}.get(days, f"is in {days} days, on {when}")
-        if m["unit"] == "weeks" and days >= 7:
-            weeks, rest = divmod(days, 7)
-            span = f"{weeks} week{'s' * (weeks != 1)}" + (
-                f" and {rest} day{'s' * (rest != 1)}" if rest else "")
-            said = f"is in {span}, on {when}"
+        unit = m["unit"] if m["unit"] and (m["unit"] != "weeks" or days >= 7) else "days"
+        said = {0: "is today", 1: f"is tomorrow, {when}"}.get(
+            days, f"is in {spoken_span(now.date(), day, unit)}, on {when}")
         return Reply(f"{named[:1].upper()}{named[1:]} {said}.",
                      data={"own_date": day.isoformat(), "days": days})
 

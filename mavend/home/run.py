@@ -165,10 +165,12 @@ class HomeActs:
         alone when one plays there."""
         players = [d for d in self.settings.devices
                    if d.type == "media_player" and d.homeassistant]
-        found = [d for d in players
-                 if isinstance(body := ha.get_state(self.settings.homeassistant,
-                                                    d.homeassistant).body, dict)
-                 and body.get("state") == "playing"]
+        if not players:
+            return []
+        states = ha.get_states(self.settings.homeassistant).body  # one request for all
+        playing = {s.get("entity_id") for s in states if isinstance(s, dict)
+                   and s.get("state") == "playing"} if isinstance(states, list) else set()
+        found = [d for d in players if d.homeassistant in playing]
         local = [d for d in found if here and d.room == here]
         return local or found
 
