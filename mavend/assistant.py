@@ -225,8 +225,10 @@ class Assistant:
         if undo is not None:  # "what did you just do?", "undo that": this session's turns
             decision = self._stage0(utterance, Intent.SYSTEM, said, "undo-command")
             return decision, self.undo.command(undo, session)
-        rewritten = reminder_rewrite(said)
-        if rewritten is not None:  # "don't forget to call mum at five" is a reminder
+        # "don't forget to call mum at five" is a reminder; "set another one for 3
+        # minutes" after a timer, a timer
+        rewritten = reminder_rewrite(said) or self.handler.reminders.another_like(said, session)
+        if rewritten is not None:
             utterance = said = rewritten
         # A reminder command, or a bare "cancel the dentist" when a dentist reminder is set.
         command = (parse_command(said) or self.handler.reminders.claim(said)

@@ -90,7 +90,7 @@ def test_a_leap_day_birthday_comes_on_28_february_in_other_years(tmp_path: Path)
         "Your nephew will be 11 on 28 February 2027.")
 
 
-@pytest.mark.parametrize("said", ["how old are you", "how old am i", "how old is it",
+@pytest.mark.parametrize("said", ["how old are you", "how old is it",
                                   "how long is the film", "how many eggs are left"])
 def test_other_questions_are_not_age_questions(said: str) -> None:
     assert parse(said) is None
@@ -102,3 +102,52 @@ def test_someone_elses_birth_date_is_not_theirs(tmp_path: Path) -> None:
     reply = a.handle_text("how old is my son").reply.text
     # recall may read the note out as it is; no age is worked out from it
     assert not reply.startswith("Your son") and "12" not in reply, reply
+
+
+# the speaker's own age ------------------------------------------------------------------
+def _chatty(tmp_path: Path, notes: list[tuple[str, datetime]]):
+    """A hostile classifier that calls every question chat: the grammar routes "how old
+    am i" to the user's facts, and the chat seam (which said "I am 25 years old") is
+    never asked."""
+    chatty = Classified(Intent.CHAT, 0.99, {Intent.CHAT: 0.99})
+    chat = ScriptedChat(answers=["I am 25 years old."] * 4)
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                       classifier=ScriptedClassifier({}, chatty), chat=chat)
+    for text, at in notes:
+        a.ctx.notes.add(text, at)
+    return a, chat
+
+
+@pytest.mark.parametrize(
+    ("question", "reply"),
+    [
+        ("how old am i", "You are 41 (born 3 March 1985)."),
+        ("what age am i now", "You are 41 (born 3 March 1985)."),
+        ("how old will i be on my next birthday", "You will be 42 on 3 March 2027."),
+    ],
+)
+def test_the_speakers_own_age_comes_from_their_birth_date(tmp_path: Path, question: str,
+                                                          reply: str) -> None:
+    a, chat = _chatty(tmp_path, [
+        ("my son was born on 4 march 2015", datetime(2026, 11, 1, 9, 0, tzinfo=TZ)),
+        ("i was born on march 3rd 1985", datetime(2026, 10, 1, 9, 0, tzinfo=TZ)),
+    ])
+    turn = a.handle_text(question)
+    assert turn.reply.text == reply and turn.reply.data["age"] in (41, 42), turn.to_json()
+    assert chat.calls == []
+
+
+def test_my_birthday_without_a_year_says_what_is_known(tmp_path: Path) -> None:
+    told = datetime(2026, 5, 1, tzinfo=TZ)
+    a, chat = _chatty(tmp_path, [("my birthday is the 9th of june", told)])
+    assert a.handle_text("how old am i").reply.text == (
+        "I know your birthday is 9 June, but not the year you were born.")
+    assert chat.calls == []
+
+
+def test_nothing_kept_asks_for_the_birth_date_and_guesses_nothing(tmp_path: Path) -> None:
+    a, chat = _chatty(tmp_path, [
+        ("my son was born on 4 march 2015", datetime(2026, 11, 1, 9, 0, tzinfo=TZ))])
+    reply = a.handle_text("how old am i").reply
+    assert reply.text.startswith("I don't know when you were born."), reply.text
+    assert "11" not in reply.text and chat.calls == []

@@ -66,6 +66,12 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("how many days in a year", "A year has 365 days, or 366 in a leap year."),
         # the model said "20% off 45 pounds is $9"
         ("what's 20 percent off 45 pounds", "That's 36 pounds."),
+        # an age from a birth date said in the question (the model: "I don't know")
+        ("how old am i if i was born in 1985", "Someone born in 1985 is 40 or 41"),
+        ("how old is someone born on the 3rd of march 1985", "Someone born 3 March 1985 is 41."),
+        ("if i was born on 4 july 1990 how old will i be in 2030",
+         "Someone born 4 July 1990 turns 40 on 4 July 2030."),
+        ("how old would you be if you were born in 2030", "Someone born in 2030 isn't born yet."),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:

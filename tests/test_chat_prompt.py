@@ -188,7 +188,9 @@ def test_the_real_model_says_its_own_name_and_no_company(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("question", "no"),
     [("who are you", False), ("are you chatgpt", True), ("who made you?", False),
-     ("what's your name", False), ("are you siri", True), ("were you made by openai", True)],
+     ("what's your name", False), ("are you siri", True), ("were you made by openai", True),
+     # the model said "I don't know that about you." (the line for the user's own life)
+     ("how old are you", False), ("so where do you live", False)],
 )
 def test_questions_about_itself_are_answered_without_a_model(
     tmp_path: Path, question: str, no: bool

@@ -219,6 +219,8 @@ def test_normalize() -> None:
         ("could you remember that i parked on level 3", "i parked on level 3"),
         ("make a note that the boiler code is on the fridge", "the boiler code is on the fridge"),
         ("keep in mind that gran is vegetarian", "gran is vegetarian"),
+        ("put a note that the boiler was serviced today", "the boiler was serviced today"),
+        ("can you jot down a note saying the gate code is 4512", "the gate code is 4512"),
     ],
 )
 def test_remember_that_is_a_note_at_stage_0(grammar: CommandGrammar, text: str, note: str) -> None:

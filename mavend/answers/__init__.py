@@ -5,9 +5,11 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Seven skills, tried in this order (the first whose shape the text has takes it):
+Nine skills, tried in this order (the first whose shape the text has takes it):
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
+    chance a coin, dice, a number or one of a few things, drawn (chance.py)
+    ages   how old someone born on a date the question says is   (ages.py)
     clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
     dates  days until / since, weekdays, offsets, days in a month (dates.py)
     numbers  primes, even or odd, rounding         (numberfacts.py)
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from mavend.answers import calc, clock, dates, live, numberfacts, spelling, units
+from mavend.answers import ages, calc, chance, clock, dates, live, numberfacts, spelling, units
 from mavend.answers.common import Answer
 from mavend.answers.places import Places
 from mavend.answers.text import read
@@ -60,6 +62,10 @@ class Answers:
         skill, question = parsed
         if skill == "live":
             return live.answer(question, now, self.settings.weather, self.settings.homeassistant)
+        if skill == "chance":
+            return chance.answer(question)
+        if skill == "ages":
+            return ages.answer(question, now)
         if skill == "clock":
             return clock.answer(question, now, self.places)
         if skill == "dates":
@@ -85,6 +91,10 @@ class Answers:
             return None
         if (question := live.parse(said.plain, now.date())) is not None:
             return "live", question
+        if (question := chance.parse(said)) is not None:
+            return "chance", question
+        if (question := ages.parse(said.numeric, now)) is not None:
+            return "ages", question
         if (question := clock.parse(said.plain, self.rooms)) is not None:
             return "clock", question
         if (question := dates.parse(said.plain, said.numeric, now)) is not None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from mavend.answers.followup import carried_on
 from mavend.config import Settings
 from mavend.conversation.corrections import corrected_note, is_note
 from mavend.conversation.ellipsis import (
@@ -97,6 +98,8 @@ class Conversation:
                 again = Rebuilt(Intent(topic.intent), note)  # a note stays one, a fact one
                 continued = self._decide(router, utterance, topic, again)
                 return Continuation(continued, note)
+        if (summed := self._sum_carried_on(router, utterance, topic, said, now)) is not None:
+            return summed
         finder = _finder(now)
         if topic.asked and topic.intent == Intent.REMINDER:
             # The answer to "What time should the alarm go off?" is read as an alarm's
@@ -120,6 +123,24 @@ class Conversation:
         continued = self._decide(router, utterance, topic, rebuilt)
         log.info("%r continues %r as %r (%s)", said, topic.text, rebuilt.text, continued.intent)
         return Continuation(continued, rebuilt.text)
+
+    def _sum_carried_on(
+        self, router: Any, utterance: str, topic: Topic, said: str, now: datetime
+    ) -> Continuation | None:
+        """"and times two", "round that" right after a sum: worked out from its result.
+        Only a question the calc skill reads (mavend.answers.followup); a request that
+        merely says "it" is routed as said."""
+        if not topic.sum or not 0 <= now.timestamp() - topic.at <= self.window_s:
+            return None
+        asked = carried_on(topic.sum, said)
+        if asked is None:
+            return None
+        decision = router.decide_as(asked, Intent.QUERY, confidence=topic.confidence,
+                                    decided_by=DECIDED_BY)
+        decision = replace(decision, utterance=utterance, continued=True,
+                           source=Source.GENERAL, source_anchored=False)
+        log.info("%r carries on the sum %r as %r", said, topic.sum, asked)
+        return Continuation(decision, asked)
 
     def _decide(self, router: Any, utterance: str, topic: Topic, rebuilt: Rebuilt) -> Decision:
         """Stage 2 for the rebuilt words, exactly as for a routed turn: the act and its

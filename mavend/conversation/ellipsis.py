@@ -28,6 +28,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from mavend.answers import calc
+from mavend.answers.text import read
 from mavend.language.anchors import names_another, own_anchors
 from mavend.language.reminder_kinds import ALARM, REQUEST_WORDS, TIMER, reminder_kind
 from mavend.language.timeparse import TimeResolution
@@ -123,6 +125,7 @@ class Topic:
     slot: str = ""  # act: the slot an object fills
     source: str = ""  # query: where the answer lives, as the router named it
     personal: bool = False
+    sum: str = ""  # query: a calculation, as said or carried on ("25 plus 70"), "" none
     confidence: float = 1.0
     asked: bool = False  # the turn asked for a missing detail ("When should I ...?")
     at: float = 0.0  # when the turn ended (a timestamp)
@@ -271,7 +274,10 @@ def topic_of(
     if decision.intent is Intent.REMINDER:
         return _reminder_topic(base, decision, find_time)
     if decision.intent is Intent.QUERY:
-        return _query_topic(base, decision, find_time)
+        # "and times two" next works from this one's result (answers.followup)
+        worked = calc.parse(read(said).numeric)
+        summed = replace(base, sum=said.strip()) if worked is not None else base
+        return _query_topic(summed, decision, find_time)
     if decision.intent is Intent.ACT and decision.slots.has_fn:
         names = act_slots(decision.slots.fn)
         slot = names[0] if names else ""

@@ -61,6 +61,20 @@ _IDENTITY = re.compile(
 )
 
 
+# Other questions about itself with a known answer: the 0.5B model answered "how old are
+# you" with "I don't know that about you." (the prompt's line for the user's own life).
+_ABOUT_ITSELF: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(rf"^(?:(?:so|and|hey|ok|okay|um|uh|tell me)\s+)*(?:{said})"
+                r"(?:\s+(?:really|exactly|then|please|anyway))*\??$"), reply)
+    for said, reply in (
+        (r"how old (?:are|r) (?:you|u)|what(?:'s| is) your age|when (?:were you|was you) born"
+         r"|when(?:'s| is) your birthday|what age are you",
+         "I don't have an age or a birthday. {own_line}"),
+        (r"where (?:are|r) (?:you|u)(?: from)?|where do you live|where do you come from",
+         "Right here: {own_line}"),
+    )
+)
+
 # Pleasantries: what to say back is known. The 0.5B model answered "good night" with "Good
 # night! How can I assist you today?" and "thank you" with three sentences.
 _SOCIAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -116,6 +130,9 @@ class Persona:
         chatgpt", "who made you"), or None. Known, so no model is asked (a 0.5B model
         says "yes" to "are you chatgpt" now and then)."""
         said = " ".join(question.lower().replace("?", " ").split())
+        for pattern, reply in _ABOUT_ITSELF:
+            if pattern.match(said):
+                return reply.format(own_line=self.own_line)
         if not _IDENTITY.match(said):
             return None
         if re.match(r"^(?:are|r|were) (?:you|u)\b", said):

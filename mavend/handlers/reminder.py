@@ -34,6 +34,7 @@ from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
+    another_one,
     bare_minutes,
     duration_of,
     parse_command,
@@ -291,6 +292,13 @@ class ReminderHandler:
             return None
         candidates = of_kind(self.ctx.reminders.active(), command.kind)
         return command if match_words(candidates, command.what, self.ctx.now()) else None
+
+    def another_like(self, said: str, session: str) -> str | None:
+        """ "set another one for 3 minutes" after a timer was set: "set a timer for 3
+        minutes" (after an alarm, an alarm). The words only: they are routed as said."""
+        focus = self.finder.focus(session, self.ctx.reminders.active())
+        kind = focus.kind if focus is not None and focus.kind in (TIMER, ALARM) else ""
+        return another_one(said, kind)
 
     def timer_minutes(self, said: str, session: str) -> ReminderCommand | None:
         """ "make it 15" when "it" is a timer (the session's focus): 15 minutes from now.

@@ -211,6 +211,38 @@ def parse_command(text: str) -> ReminderCommand | None:
     return None
 
 
+# "set another one for 3 minutes", "one more for an hour called laundry": a new one of
+# the kind just set; the words are rewritten as that request (the reminder handler knows
+# which kind is in focus).
+_ANOTHER_ONE = re.compile(
+    rf"{_POLITE}(?:(?:and|also|ok|okay|now|then) )*(?:(?:set|start|make|put on|add|do|create|"
+    r"give me)(?: me)? )?(?:another|one more|a second|a third|a new|an extra|a further)"
+    r"(?: one)? (?P<rest>(?:for|at|in|of) .+)$"
+)
+_NAMED_AFTER = re.compile(r" (?:called|named|for (?:the|my)) .+$")
+_CLOCK_TIME = re.compile(r"^at |\b(?:am|pm|a m|p m|o ?clock|noon|midnight)\b|\d:\d\d")
+
+
+def another_one(said: str, kind: str) -> str | None:
+    """ "set another one for 3 minutes" as the request it stands for, given the kind of
+    the one just set ("timer", "alarm"). A span is a timer whatever came before ("for 10
+    minutes" is no alarm); a time of day is another alarm after an alarm. Else None."""
+    m = _ANOTHER_ONE.match(normalize(said))
+    if m is None:
+        return None
+    rest = m["rest"]
+    span = _NAMED_AFTER.sub("", rest).removeprefix("for ").removeprefix("of ")
+    if rest.startswith(("for ", "of ")) and duration_of(span) is not None:
+        kind = "timer"
+    elif _CLOCK_TIME.search(rest):  # "one more for 8 am" after a timer: an alarm
+        kind = "alarm"
+    if kind == "timer":
+        return f"set a timer {rest}"
+    if kind == "alarm":
+        return f"set an alarm {rest}"
+    return None
+
+
 # "set another timer for 3 minutes", "make me a reminder for 5": a new one, not one set.
 _NEW_REFERENCE = r"(?:me |a |an |another |one more |new |a new |a second |a third )"
 

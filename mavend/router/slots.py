@@ -97,8 +97,9 @@ _REMINDER_LEAD_RU = re.compile(f"^{_RU_OPENING}{_RU_ASKING}{_RU_VERB}{_RU_AFTER}
 # A Russian preposition left alone once the time phrase after it is cut ("в <пятницу>").
 _RU_ORPHAN = re.compile(r"(?<![^\W_])(?:в|во|на|к|ко)\s+\x00")
 _NOTE_LEAD = re.compile(
-    r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|make\s+a\s+note|take\s+a\s+note|"
-    r"write\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
+    r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|"
+    r"(?:make|take|put|add|leave|save|write|jot)(?:\s+(?:me|down))?\s+a\s+note(?:\s+saying)?|"
+    r"(?:write|jot)\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
 )
 
 # The same asked for after the words ("the key is on the red hook, don't let me forget it"):
