@@ -52,6 +52,26 @@ def series_of(said: str, now: datetime = NOW, *, alarm: bool = False) -> Series:
          "2027-04-03 09:00", "every year on 3 April at 09:00"),
         ("every monday five times physio", "FREQ=WEEKLY;BYDAY=MO;COUNT=5",
          "2026-12-07 09:00", "every Monday at 09:00, 5 times in all"),
+        # a day said with the repeat is where it starts (was: the 2nd, today's date)
+        ("on friday at noon pay the rent every month", "FREQ=MONTHLY",
+         "2026-12-04 12:00", "on the 4th of every month at 12:00"),
+        ("water the plants every week starting saturday", "FREQ=WEEKLY;BYDAY=SA",
+         "2026-12-05 09:00", "every Saturday at 09:00"),
+        ("take the vitamins every day from the 10th at 8", "FREQ=DAILY",
+         "2026-12-10 08:00", "every day at 08:00"),
+        # an hourly repeat that keeps to the hours said (was: all night long)
+        ("drink water every two hours between 9 and 5",
+         "FREQ=DAILY;BYHOUR=9,11,13,15,17;BYMINUTE=0", "2026-12-02 17:00",
+         "every 2 hours from 09:00 to 17:00"),
+        ("stretch every hour from 8am to 8pm",
+         "FREQ=DAILY;BYHOUR=8,9,10,11,12,13,14,15,16,17,18,19,20;BYMINUTE=0",
+         "2026-12-02 16:00", "every hour from 08:00 to 20:00"),
+        ("check the baby every 30 minutes between 10 and 2",
+         "FREQ=DAILY;BYHOUR=10,11,12,13;BYMINUTE=0,30", "2026-12-03 10:00",
+         "every 30 minutes from 10:00 to 13:30"),
+        ("move about every hour during the day",
+         "FREQ=DAILY;BYHOUR=9,10,11,12,13,14,15,16,17;BYMINUTE=0", "2026-12-02 16:00",
+         "every hour from 09:00 to 17:00"),
     ],
 )
 def test_spoken_repeats_become_rrules(said: str, rule: str, first: str, words: str) -> None:
@@ -138,6 +158,28 @@ def test_the_rest_of_the_words_keep_the_task_and_the_clock() -> None:
     assert spoken is not None and spoken.series is not None
     assert spoken.rest == "remind me at 7 pm to take out the bins"
     assert spoken.clock_phrase == "at 7 pm"
+
+
+def test_a_window_keeps_to_its_hours_day_after_day() -> None:
+    series = series_of("drink water every two hours between 9 and 5")
+    moment, fired = NOW, []
+    for _ in range(7):
+        moment = series.after(moment)
+        fired.append(f"{moment:%d %H:%M}")
+    assert fired == ["02 17:00", "03 09:00", "03 11:00", "03 13:00", "03 15:00", "03 17:00",
+                     "04 09:00"]
+
+
+def test_the_start_days_words_leave_the_task() -> None:
+    spoken = parse_series("remind me to water the plants every week starting saturday", NOW)
+    assert spoken is not None and spoken.rest == "remind me to water the plants"
+    spoken = parse_series("remind me to drink water every hour between 9 and 5", NOW)
+    assert spoken is not None and spoken.rest == "remind me to drink water"
+
+
+def test_a_window_that_is_no_window_sets_nothing() -> None:
+    spoken = parse_series("drink water every hour between 5 pm and 9 am", NOW)
+    assert spoken is not None and spoken.series is None and "which hours" in spoken.error
 
 
 def test_occurrences_keep_their_wall_clock_across_a_clock_change() -> None:

@@ -137,6 +137,12 @@ def test_every_monday_is_one_series_and_the_reply_says_so(assistant: Assistant) 
         ("set a daily reminder to water the plants at 8", "FREQ=DAILY", "2026-12-03T08:00"),
         ("set a weekly reminder to call dad on sundays at 6 pm", "FREQ=WEEKLY;BYDAY=SU",
          "2026-12-06T18:00"),
+        # the day said is the first (was: the 2nd, today's date, every month)
+        ("remind me on friday at noon to pay the rent every month", "FREQ=MONTHLY",
+         "2026-12-04T12:00"),
+        # the hours said are kept (was: every two hours through the night)
+        ("remind me to drink water every two hours between 9 and 5",
+         "FREQ=DAILY;BYHOUR=9,11,13,15,17;BYMINUTE=0", "2026-12-02T15:00"),
     ],
 )
 def test_repeats_are_stored_as_rrules(
@@ -160,6 +166,13 @@ def test_a_rule_that_never_fires_saves_nothing(assistant: Assistant, said: str) 
     reply = say(assistant, said)
     assert reply.outcome == Outcome.REFUSED and "nothing was set" in reply.text
     assert rows(assistant) == []
+
+
+def test_the_reply_says_the_task_back_in_the_second_person(assistant: Assistant) -> None:
+    reply = say(assistant, "remind me every weekday at 8 to take my pills")
+    assert "to take your pills every weekday at 08:00" in reply.text, reply.text
+    (row,) = rows(assistant)
+    assert row["text"] == "take my pills"  # the row keeps the owner's own words
 
 
 def test_cancelling_a_series_says_the_series_is_cancelled(assistant: Assistant) -> None:

@@ -567,7 +567,8 @@ def _about(text: str) -> str:
     if _CLAUSE.match(lowered):
         return "that " + to_second_person(text, starts_sentence=False)
     starts_verb = not lowered.startswith(("about ", "the ", "my ", "a "))
-    return f"to {text}" if starts_verb else f"about {to_second_person(text, starts_sentence=False)}"
+    said_back = to_second_person(text, starts_sentence=False)  # "to take your pills"
+    return f"to {said_back}" if starts_verb else f"about {said_back}"
 
 
 def set_change(reminder: Reminder, now: datetime) -> Change:

@@ -51,7 +51,8 @@ class Series:
 
 
 def rule_text(parts: dict[str, str]) -> str:
-    order = ("FREQ", "INTERVAL", "BYMONTH", "BYMONTHDAY", "BYDAY", "COUNT", "UNTIL")
+    order = ("FREQ", "INTERVAL", "BYMONTH", "BYMONTHDAY", "BYDAY", "BYHOUR", "BYMINUTE", "COUNT",
+             "UNTIL")
     return ";".join(f"{k}={parts[k]}" for k in order if parts.get(k))
 
 
@@ -79,12 +80,27 @@ def _days(codes: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _window(parts: dict[str, str], start: datetime) -> str:
+    hours = [int(h) for h in parts["BYHOUR"].split(",") if h]
+    minutes = [int(m) for m in parts.get("BYMINUTE", "0").split(",") if m] or [0]
+    first, last = f"{hours[0]:02d}:{minutes[0]:02d}", f"{hours[-1]:02d}:{minutes[-1]:02d}"
+    if len(minutes) > 1:
+        step = _every(minutes[1] - minutes[0], "minute")
+    elif len(hours) > 1:
+        step = _every(hours[1] - hours[0], "hour")
+    else:
+        return f"every day at {first}"
+    return f"{step} from {first} to {last}"
+
+
 def describe_rule(parts: dict[str, str], start: datetime) -> str:
     freq = parts.get("FREQ", "")
     interval = int(parts.get("INTERVAL", "1") or 1)
     clock = f"{start:%H:%M}"
     days = [d for d in parts.get("BYDAY", "").split(",") if d]
-    if freq == "SECONDLY":  # not said aloud; a test's or a script's rule
+    if parts.get("BYHOUR"):  # a daily window: "every 2 hours from 09:00 to 17:00"
+        text = _window(parts, start)
+    elif freq == "SECONDLY":  # not said aloud; a test's or a script's rule
         text = _every(interval, "second")
     elif freq == "MINUTELY":
         text = _every(interval, "minute")

@@ -23,7 +23,7 @@ from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
 from mavend.language.script import is_russian
-from mavend.language.timeparse import find_time, resolve_time
+from mavend.language.timeparse import TimeResolution, find_time, resolve_time
 from mavend.language.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
 
@@ -93,6 +93,18 @@ class _Parsed:
     bymonthday: int | None = None
     bymonth: int | None = None
     part: str = ""
+    byhour: tuple[int, ...] = ()  # a window: "every 2 hours between 9 and 5"
+    byminute: tuple[int, ...] = ()
+
+
+# The hours an hourly repeat keeps to: "between 9 and 5", "from 8am to 8pm", "during the
+# day". Said without am or pm, the first hour is a waking one and the last comes after it.
+_HOUR = r"(?P<{0}>\d{{1,2}})(?:[:.]00)?(?:\s*(?P<{0}m>a\.?\s?m|p\.?\s?m)\b\.?)?"
+_WINDOW = re.compile(
+    rf"\b(?:between|from)\s+{_HOUR.format('a')}\s+(?:and|to|till|until|til)\s+"
+    rf"{_HOUR.format('b')}(?:\s+o\s?clock)?"
+    r"|\b(?P<day>during the day|in the daytime|during (?:work|working|office) hours)\b"
+)
 
 
 def _weekday_codes(days: str) -> tuple[str, ...]:
@@ -164,15 +176,57 @@ def _finish(
         return SpokenSeries(None, error, _cut(utterance, spans))
     count, until, end_error = _read_end(utterance, lx, canon, now, spans)
     # "every other week on friday": the day is said apart from the repeat.
-    day = re.search(rf"\b(?:on\s+)?(?P<days>{_DAYS})\b", canon)
+    day = re.search(rf"\b(?:(?:starting|beginning|from)\s+)?(?:on\s+)?(?P<days>{_DAYS})\b", canon)
     if parsed.freq == "WEEKLY" and not parsed.byday and day:
         parsed.byday = _weekday_codes(day["days"])
         spans.append(lx.span(*day.span()))
+    if parsed.freq in ("HOURLY", "MINUTELY") and (window := _WINDOW.search(canon)):
+        if not _keep_to(parsed, window):
+            return SpokenSeries(None, "I couldn't tell which hours that should keep to; "
+                                "nothing was set.", _cut(utterance, spans))
+        spans.append(lx.span(*window.span()))
     rest = _cut(utterance, spans)
-    clock, clock_phrase = _clock(rest, now, parsed, alarm)
+    clock, clock_phrase, start = _clock(rest, now, parsed, alarm)
     if end_error:
         return SpokenSeries(None, end_error, rest, clock_phrase)
-    return _build(parsed, clock, now, count, until, rest, clock_phrase)
+    return _build(parsed, clock, now, count, until, rest, clock_phrase, start)
+
+
+def _keep_to(parsed: _Parsed, window: re.Match[str]) -> bool:
+    """Make an hourly or minutely repeat a daily one at the hours of `window`; False
+    when the hours make no window (or a step that does not divide the hour)."""
+    if window["day"]:
+        first, last = 9, 17
+    else:
+        first = _window_hour(int(window["a"]), window["am"], waking=True)
+        last = _window_hour(int(window["b"]), window["bm"], waking=False, after=first)
+    if first is None or last is None or not first < last:
+        return False
+    if parsed.freq == "HOURLY":
+        parsed.byhour = tuple(range(first, last + 1, parsed.interval))
+        parsed.byminute = (0,)
+    elif 60 % parsed.interval == 0:
+        parsed.byhour = tuple(range(first, last))
+        parsed.byminute = tuple(range(0, 60, parsed.interval))
+    else:
+        return False
+    parsed.freq, parsed.interval = "DAILY", 1
+    return True
+
+
+def _window_hour(hour: int, meridiem: str | None, *, waking: bool, after: int = 0) -> int | None:
+    if not 0 <= hour <= 23:
+        return None
+    if meridiem:
+        if hour > 12:
+            return None
+        pm = meridiem.replace(".", "").replace(" ", "").startswith("p")
+        return hour % 12 + (12 if pm else 0)
+    if hour > 12:
+        return hour
+    if waking:  # 7-11 am, 12 noon, 1-6 pm
+        return hour + 12 if 1 <= hour <= 6 else hour
+    return hour + 12 if hour + 12 <= 23 and hour <= after else hour
 
 
 def _impossible(parsed: _Parsed) -> str:
@@ -225,14 +279,16 @@ def _read_end(
     return None, None, ""
 
 
-def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time, str]:
-    """The series' time of day, and the words that said it ("" when none did)."""
+def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time, str, date | None]:
+    """The series' time of day, the words that said it ("" when none did), and the day it
+    starts on when one was said ("on friday at noon ... every month": from Friday)."""
     part_default = _PART_CLOCK.get(parsed.part, time(7) if alarm else time(9))
-    if parsed.freq in ("MINUTELY", "HOURLY"):
-        return now.time().replace(second=0, microsecond=0), ""
     found = find_time(rest, now)
+    start = _start_day(found, now)
+    if parsed.freq in ("MINUTELY", "HOURLY"):
+        return now.time().replace(second=0, microsecond=0), "", None
     if found is None or found.kind not in ("time", "datetime"):
-        return part_default, ""
+        return part_default, _with_lead(rest, found.phrase) if start else "", start
     when = found.when.astimezone(now.tzinfo)
     hour = when.hour
     # A Russian phrase is judged by the English words it reads as ("вечера": pm).
@@ -251,7 +307,24 @@ def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time
             hour = base
         else:  # waking hours: 1-6 pm, 7-11 am, 12 noon
             hour = base + 12 if 1 <= base <= 6 else (12 if base == 0 else base)
-    return time(hour, when.minute), found.phrase
+    phrase = _with_lead(rest, found.phrase) if start else found.phrase
+    return time(hour, when.minute), phrase, start
+
+
+def _with_lead(rest: str, phrase: str) -> str:
+    """The start day's words with the word that leads them in ("starting saturday"), so
+    the task keeps neither."""
+    m = re.search(rf"\b(?:starting|beginning|commencing|from|as of)(?: on)? {re.escape(phrase)}",
+                  rest, re.IGNORECASE)
+    return m.group() if m else phrase
+
+
+def _start_day(found: TimeResolution | None, now: datetime) -> date | None:
+    """The day a series starts on, when the words name a day after today."""
+    if found is None or found.kind not in ("date", "datetime"):
+        return None
+    day = found.when.astimezone(now.tzinfo).date()
+    return day if day > now.date() else None
 
 
 def _build(
@@ -262,6 +335,7 @@ def _build(
     until: datetime | None,
     rest: str,
     clock_phrase: str,
+    start: date | None = None,
 ) -> SpokenSeries:
     parts = {"FREQ": parsed.freq}
     if parsed.interval > 1:
@@ -272,13 +346,19 @@ def _build(
         parts["BYMONTHDAY"] = str(parsed.bymonthday)
     if parsed.byday:
         parts["BYDAY"] = ",".join(parsed.byday)
+    if parsed.byhour:
+        parts["BYHOUR"] = ",".join(str(h) for h in parsed.byhour)
+        parts["BYMINUTE"] = ",".join(str(m) for m in parsed.byminute)
+        clock = time(parsed.byhour[0], parsed.byminute[0])
     if parsed.freq in ("MINUTELY", "HOURLY"):
         step = timedelta(minutes=parsed.interval) if parsed.freq == "MINUTELY" else timedelta(
             hours=parsed.interval
         )
         anchor = now.replace(second=0, microsecond=0) + step
     else:
-        anchor = datetime.combine(now.date(), clock, tzinfo=now.tzinfo)
+        # From the day said, if one was ("on friday ... every month": the 11th of each);
+        # else from today.
+        anchor = datetime.combine(start or now.date(), clock, tzinfo=now.tzinfo)
     if parsed.freq == "WEEKLY" and parsed.interval > 1 and parsed.byday:
         # "every other tuesday" starts on the coming Tuesday, not two weeks after this
         # week's (the weeks are counted from the first occurrence).

@@ -77,10 +77,12 @@ _OBLIGATION = re.compile(
     r"|don't\s+(?:let\s+me\s+)?forget\s+(?:to|about))"
     r"\s+(?:(?:really|definitely|probably|still|also)\s+)?"
 )
-# What is left of "set me a timer for me please": no task at all.
+# What is left of "set me a timer for me please", "an alarm for like 7": no task at all.
 _NO_TASK = re.compile(
     r"^(?:(?:(?:for\s+)?me|please|now|right\s+now|thanks|thank\s+you|real\s+quick"
-    r"|quickly|going|ok|okay|and|another(?:\s+one)?|one\s+more)\s*)*$"
+    r"|quickly|going|ok|okay|and|another(?:\s+one)?|one\s+more"
+    # hedges and hesitations left once the time is cut ("an alarm for like seven thirty")
+    r"|like|about|around|roughly|um|uh|er|erm)\s*)*$"
 )
 # Russian: "(ну) напомни (мне) (пожалуйста) (о|про|что|чтобы)", "можешь напомнить",
 # "поставь таймер", "разбуди меня", "засеки".
