@@ -72,6 +72,12 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("if i was born on 4 july 1990 how old will i be in 2030",
          "Someone born 4 July 1990 turns 40 on 4 July 2030."),
         ("how old would you be if you were born in 2030", "Someone born in 2030 isn't born yet."),
+        # the clock said the time to these
+        ("what week of the year is it", "It's week 49 of 2026."),
+        ("what day of the year is it", "Today is day 336 of 365 in 2026."),
+        ("how many days are left in the year", "There are 29 days left in 2026 after today."),
+        ("how many weeks left in the year", "There are 4 weeks and 1 day left in 2026"),
+        ("what quarter are we in", "It's the fourth quarter of 2026."),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:

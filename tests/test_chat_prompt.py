@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mavend.config import ActsSettings, RouterSettings, Settings, WakeWordSettings
+from mavend.config import ActsSettings, LlmSettings, RouterSettings, Settings, WakeWordSettings
 from mavend.handlers.chat import ChatHandler
 from mavend.handlers.common import HandlerContext
 from mavend.handlers.persona import FALLBACK_NAME, Persona, claims_a_maker, wake_name
@@ -231,3 +231,54 @@ def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str
                        llm=ScriptedLlm({said: Route(Intent.CHAT, 0.95)}), chat=chat)
     assert a.handle_text(said).reply.text == reply
     assert chat.calls == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how do i boil an egg", "how do you make pancakes", "how long should i boil an egg",
+     "what's the best way to clean a cast iron pan", "recipe for banana bread",
+     "so how can i unblock a sink"],
+)
+def test_the_small_local_model_is_not_asked_for_steps(tmp_path: Path, question: str) -> None:
+    """The 0.5B model began "how do i boil an egg" with "Preheat the oven to 350°F"."""
+    chat = ScriptedChat(answers=["1. Preheat the oven to 350°F."])
+    settings = kit_settings(tmp_path)
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        reply = ChatHandler(ctx).answer(question)
+    finally:
+        store.close()
+    assert chat.calls == [] and "Preheat" not in reply.text
+    assert reply.text.startswith("I can't give you reliable step-by-step instructions")
+
+
+@pytest.mark.parametrize(
+    "question", ["how do you say thank you in french", "how do you spell rhythm",
+                 "who wrote hamlet", "how do i feel about this"])
+def test_other_questions_still_go_to_the_model(tmp_path: Path, question: str) -> None:
+    chat = ScriptedChat(answers=["An answer."])
+    settings = kit_settings(tmp_path)
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        reply = ChatHandler(ctx).answer(question)
+    finally:
+        store.close()
+    assert len(chat.calls) == 1 and reply.text == "An answer."
+
+
+def test_a_server_the_owner_chose_is_asked_for_steps(tmp_path: Path) -> None:
+    chat = ScriptedChat(answers=["Boil it for eight minutes."])
+    settings = kit_settings(tmp_path, llm=LlmSettings(backend="openai",
+                                                      base_url="http://127.0.0.1:8080"))
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        reply = ChatHandler(ctx).answer("how do i boil an egg")
+    finally:
+        store.close()
+    assert len(chat.calls) == 1 and reply.text == "Boil it for eight minutes."

@@ -5,12 +5,13 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Nine skills, tried in this order (the first whose shape the text has takes it):
+Ten skills, tried in this order (the first whose shape the text has takes it):
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
     chance a coin, dice, a number or one of a few things, drawn (chance.py)
     ages   how old someone born on a date the question says is   (ages.py)
     clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
+    yearfacts  the week number, the day of the year, days left in it (yearfacts.py)
     dates  days until / since, weekdays, offsets, days in a month (dates.py)
     numbers  primes, even or odd, rounding         (numberfacts.py)
     units  conversions with pint                   (units.py, unitwords.py)
@@ -30,7 +31,18 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from mavend.answers import ages, calc, chance, clock, dates, live, numberfacts, spelling, units
+from mavend.answers import (
+    ages,
+    calc,
+    chance,
+    clock,
+    dates,
+    live,
+    numberfacts,
+    spelling,
+    units,
+    yearfacts,
+)
 from mavend.answers.common import Answer
 from mavend.answers.places import Places
 from mavend.answers.text import read
@@ -68,6 +80,8 @@ class Answers:
             return ages.answer(question, now)
         if skill == "clock":
             return clock.answer(question, now, self.places)
+        if skill == "yearfacts":
+            return yearfacts.answer(question, now)
         if skill == "dates":
             return dates.answer(question, now)
         if skill == "units":
@@ -97,6 +111,8 @@ class Answers:
             return "ages", question
         if (question := clock.parse(said.plain, self.rooms)) is not None:
             return "clock", question
+        if (question := yearfacts.parse(said.numeric)) is not None:
+            return "yearfacts", question
         if (question := dates.parse(said.plain, said.numeric, now)) is not None:
             return "dates", question
         if (question := numberfacts.parse(said.numeric)) is not None:

@@ -9,11 +9,29 @@ the personal boundary: chat turns and queries alike reach `answer` only through 
 from __future__ import annotations
 
 import logging
+import re
 
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, Outcome, Reply
 from mavend.handlers.persona import Persona
 
 log = logging.getLogger(__name__)
+
+# Steps to follow: the shipped 0.5B model, asked "how do i boil an egg", began "Preheat
+# the oven to 350°F". Instructions are wrong in ways that matter, so the small local model
+# is not asked for them; a server the owner pointed mavend at ([llm] backend = "openai")
+# is. "how do you say ... in french" and "how do you spell" are not steps.
+_HOW_TO = re.compile(
+    r"^(?:(?:so|and|um|uh|hey|ok|okay|please|tell me) )*(?:"
+    r"how (?:do|can|should|would|could) (?:i|you|we|one) (?!say\b|spell\b|pronounce\b|feel\b)"
+    r"|how to (?!say\b|spell\b|pronounce\b)"
+    r"|how long (?:do|should|does it take to|to) (?:i |you |we )?(?:boil|cook|bake|roast|fry|grill"
+    r"|steam|microwave|soak|marinate|defrost|thaw)\b"
+    r"|what(?:'s| is) the (?:best|right|proper|easiest|quickest|fastest) way to "
+    r"|(?:give me |what are )?(?:the )?(?:steps|instructions) (?:to|for) "
+    r"|(?:a |the )?recipe for )"
+)
+NO_STEPS = ("I can't give you reliable step-by-step instructions: the language model on "
+            "this box is too small to get them right, and I have no source for them.")
 
 
 class ChatHandler:
@@ -34,6 +52,8 @@ class ChatHandler:
             return Reply(known, data={"identity": True})
         if (social := self.persona.social_answer(text)) is not None:
             return Reply(social, data={"social": True})
+        if _HOW_TO.match(text.lower().strip()) and self.ctx.settings.llm.backend == "local":
+            return Reply(NO_STEPS, data={"how_to": True})
         llm = self.ctx.chat_llm()
         if llm is None:
             return Reply(

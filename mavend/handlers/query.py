@@ -80,7 +80,7 @@ class QueryHandler:
         if source == Source.REMINDERS:
             # "what time is my alarm": the alarms ("You have no reminders set." was said
             # of an alarm question, and the one alarm came as "1 reminder")
-            kind = reminder_kind(normalize(question))
+            kind = reminder_kind(re.sub(r"\b(alarm|timer)s\b", r"\1", normalize(question)))
             return self.reminders.questions.time_left(question) or self.reminders.questions.list(
                 day=self._day(question), kind=kind if kind in (ALARM, TIMER) else "")
         if source == Source.GENERAL and decision.source_anchored:
@@ -124,11 +124,12 @@ class QueryHandler:
     def _chain(self, source: Source) -> tuple[Callable[[str], Reply | None], ...]:
         """The user's own data, in the order the source suggests."""
         if source == Source.NOTES:
-            return (self.ages.answer, self._from_notes, self._from_facts)
+            return (self.ages.answer, self.reminders.questions.when_is, self._from_notes,
+                    self._from_facts)
         # "how long until my reminder to check the washing", routed as a question about
         # facts: the reminder it names answers it, when the words pick one.
-        return (self.ages.answer, self.reminders.questions.time_left, self._from_facts,
-                self._from_notes)
+        return (self.ages.answer, self.reminders.questions.time_left,
+                self.reminders.questions.when_is, self._from_facts, self._from_notes)
 
     def _from_facts(self, question: str) -> Reply | None:
         return self.facts.answer(question)

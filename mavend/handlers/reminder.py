@@ -551,7 +551,8 @@ _AGAIN = re.compile(
 
 # A task said as a whole clause: "i have a meeting", "my passport expires in march".
 _CLAUSE = re.compile(
-    r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S|(?:my|our)\s.*\b(?:is|are|was|were|"
+    r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S"
+    r"|(?:my|our|the|a|an|his|her|their|your)\s.*\b(?:is|are|was|were|"
     r"has|have|had|needs?|expires?|ends?|starts?|runs?|due|goes|comes|arrives?)\b)"
 )
 

@@ -139,6 +139,15 @@ def _bare_clock(said: str, now: datetime):
     return None
 
 
+def match_score(words: str, reminder: Reminder) -> float:
+    """How closely `words` name `reminder`, 0 to 100, with the filler words (articles,
+    "reminder", "about") out of both."""
+    def plain(text: str) -> str:
+        return " ".join(_FILLER.sub(" ", normalize(text).replace("'s", "")).split())
+
+    return fuzz.token_set_ratio(plain(words), plain(f"{reminder.text} {reminder.name or ''}"))
+
+
 def _score(words: str, reminder: Reminder) -> float:
     text = normalize(f"{reminder.text} {reminder.name or ''}")
     return max(fuzz.token_set_ratio(words, text), fuzz.partial_ratio(words, text) - 10)

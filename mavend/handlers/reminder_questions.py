@@ -4,6 +4,7 @@ Nothing here changes a reminder; the focus moves to the one asked about."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply, human_duration
@@ -12,6 +13,7 @@ from mavend.handlers.reminder_find import (
     ReminderFinder,
     described,
     label,
+    match_score,
     match_words,
     of_kind,
     which_one,
@@ -19,6 +21,18 @@ from mavend.handlers.reminder_find import (
 from mavend.handlers.timers import TimerCommands
 from mavend.language.reminder_kinds import ALARM, TIMER
 from mavend.scheduler import spoken_time
+
+# "when is the plumber coming", "when am i calling the dentist", "what day is the bin
+# collection": a question whose answer is a reminder's time. Never a past one ("when did").
+_WHEN = re.compile(
+    r"^(?:(?:so|and|um|uh|hey|ok|okay) )*(?:when|what time|what day|which day)"
+    r"(?: is| s|'s| are| am i| do i| does| will| are we| do we)"
+    r" (?P<what>.+?)(?: again)?$"
+)
+# How close the words must be to the reminder's: closer than for "cancel the ..." (the
+# reminder "call the dentist" is no answer to "when is the dentist appointment").
+WHEN_SCORE = 85
+_CLAUSE = re.compile(r"\b(?:is|are|was|were|will|comes?|arrives?|starts?|opens?)\b")
 
 NOUNS = {"timer": ("timer", "timers"), "alarm": ("alarm", "alarms"),
          "reminder": ("reminder", "reminders"), "": ("reminder", "reminders")}
@@ -36,6 +50,27 @@ class ReminderQuestions:
         none, or not such a question: None (the caller lists them, or looks elsewhere)."""
         what = asked_time_left(question)
         return None if what is None else self.left_of(what, "")
+
+    def when_is(self, question: str) -> Reply | None:
+        """The time of the one pending reminder the question names ("when is the plumber
+        coming": the reminder "the plumber is coming"); None when it names none closely."""
+        m = _WHEN.match(question.lower().strip().rstrip("?.! "))
+        if m is None:
+            return None
+        now = self.ctx.now()
+        what = m["what"]
+        found = [r for r in match_words(self.ctx.reminders.active(), what, now)
+                 if match_score(what, r) >= WHEN_SCORE]
+        if len(found) != 1:
+            return Reply(which_one(tuple(found), now), Outcome.ASKED) if found else None
+        chosen = found[0]
+        when = spoken_time(chosen.fire_at, now)
+        data = {"reminder_id": chosen.id, "fire_at": chosen.due}
+        if chosen.kind in (TIMER, ALARM):
+            return Reply(f"Your {label(chosen)} is set for {when}.", data=data)
+        if _CLAUSE.search(chosen.text.lower()):  # "the plumber is coming": said as it is
+            return Reply(f"{chosen.text[:1].upper()}{chosen.text[1:]}: at {when}.", data=data)
+        return Reply(f"Your reminder to {chosen.text} is at {when}.", data=data)
 
     def left_of(self, what: str, session: str) -> Reply | None:
         now = self.ctx.now()

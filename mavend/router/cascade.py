@@ -301,7 +301,7 @@ class Router:
         skill = self.answers(text) if self.answers is not None else None
         if skill is None:
             return None
-        source = Source.CLOCK if skill in ("clock", "dates") else Source.GENERAL
+        source = Source.CLOCK if skill in ("clock", "dates", "yearfacts") else Source.GENERAL
         return Decision(
             utterance=utterance,
             stage=Stage.GRAMMAR,
