@@ -374,6 +374,9 @@ class Assistant:
         if not isinstance(asked, dict):
             return None
         self.ctx.session.pop(key)
+        grammar = getattr(self.router, "grammar", None)
+        if grammar is not None and grammar.match(said) is not None:
+            return None  # "the sun is in my eyes in the bedroom": a request of its own
         name = chosen(asked.get("choices") or [], said)
         if not name:
             return None

@@ -143,7 +143,7 @@ def _weather_question(plain: str, today: date) -> LiveQuestion:
         ask = "temperature"
     elif re.search(r"\b(?:wind|windy|breezy)\b", plain):
         ask = "wind"
-    elif re.search(r"\bhumidity\b", plain):
+    elif re.search(r"\b(?:humidity|humid|damp|muggy)\b", plain):
         ask = "humidity"
     elif re.search(r"\b(?:sunny|sunscreen|sun cream)\b", plain):
         ask = "sun"
@@ -183,7 +183,10 @@ def answer(
         return Answer(f"I don't have a source for {question.topic}.", SKILL,
                       {"topic": question.topic}, available=False)
     if not weather.source:
-        return Answer(NO_WEATHER_SOURCE, SKILL, {"topic": "weather", "source": ""},
+        # what was asked, for a sensor outside to answer instead (handlers: outdoor_reading)
+        asked = {"ask": question.ask, "now": question.day_offset is None,
+                 "place": question.place}
+        return Answer(NO_WEATHER_SOURCE, SKILL, {"topic": "weather", "source": "", **asked},
                       available=False)
     if question.place:
         said = " ".join(w.capitalize() for w in question.place.split())

@@ -74,6 +74,9 @@ VALUE_SLOTS = {  # act -> the slot holding its value
     "device_read": "quantity",
     "device_which": "state",
     "device_preset": "preset",
+    # "turn the heating down two degrees": a thermostat's step, said (else its own)
+    "device_up": "by",
+    "device_down": "by",
 }
 DESCRIPTIONS = {
     "device_on": "turn on a device: a light, a plug, a fan, the heating, a speaker",
@@ -229,6 +232,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         # Celsius or Fahrenheit, as the thermostat counts (Home Assistant refuses its own
         # out-of-range values, and the reply says so).
         "degrees": ActSlot(type="int", min=5, max=95),
+        # A step said in degrees ("down a degree", "up two degrees"); only a thermostat's.
+        "by": ActSlot(type="int", min=1, max=10, optional=True),
         # "nineteen and a half", "19.5" (normalized to "19 5"): a thermostat's half degree.
         "half": ActSlot(type="enum", values=HALF_DEGREE, optional=True),
         "mode": ActSlot(type="enum", values=HVAC_MODES),

@@ -37,7 +37,8 @@ from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs
-from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
+from mavend.home.devices import outdoor_room
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source
 from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
 
@@ -56,6 +57,9 @@ __all__ = [
 # A question about the user's own things: "where's my car", "what's our wifi password".
 _OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
 _REMIND_ME = re.compile(r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*)$")
+
+
+_OUTSIDE = re.compile(r"\b(?:outside|outdoors|out there|out)\b")
 
 
 class TurnHandler:
@@ -99,6 +103,8 @@ class TurnHandler:
             # ("the score from the kids' match") is about their data, not the world's,
             # unless a grammar anchored the world ("search the web for ...").
             live = computed is not None and computed.data.get("skill") == "live"
+            if live and (sensed := self._read_outdoors(decision, computed)) is not None:
+                return sensed  # no weather source: a sensor in the garden answers
             if computed is not None and not (live and not boundary_allows_general(decision)):
                 return computed
         if intent == Intent.SYSTEM and (kept := self._reminder_taken_back(decision, context)):
@@ -146,6 +152,25 @@ class TurnHandler:
         if not looks_like_question(said) or not _OWN.search(normalize(said)):
             return None
         return self.query.from_own_data(said.strip())
+
+    def _read_outdoors(self, decision: Decision, computed: Reply) -> Reply | None:
+        """ "how humid is it outside" with no [weather] source, when a sensor out of
+        doors reads it (or the home's only sensor of that kind, when no place was said):
+        its reading, through the device_read act like any other, never a guess."""
+        data = computed.data
+        if data.get("source") != "" or not data.get("now") or data.get("place"):
+            return None
+        quantity = data.get("ask")
+        if quantity not in ("temperature", "humidity") or self.ctx.settings.acts.get(
+            "device_read") is None:
+            return None
+        outside = bool(_OUTSIDE.search(normalize(decision.utterance)))
+        room = outdoor_room(self.ctx.settings.devices, str(quantity), outside=outside)
+        if not room:
+            return None
+        slots = Slots(fn="device_read", has_fn=True, args={"quantity": str(quantity), "room": room},
+                      text=decision.slots.text)
+        return self.acts.handle(replace(decision, intent=Intent.ACT, slots=slots))
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""

@@ -132,6 +132,11 @@ _NO_LONGER = re.compile(
 )
 # "actually make that 11", "make it half past four": the one in focus, at that time.
 _MAKE_IT = re.compile(rf"{_POLITE}(?:no |sorry |wait )*make (?:it|that) (?P<when>.+)$")
+# "make it 2 degrees cooler", "make it 50 percent": a value for a device, not a time.
+_A_VALUE = re.compile(
+    r"\b(?:degrees?|percent|per cent|warmer|cooler|colder|hotter|brighter|dimmer|darker"
+    r"|louder|quieter|lighter)\b|%"
+)
 _EVERYTHING = re.compile(r"^(?:all|every|each)(?: of)?(?: my| the| those| these)? ")
 _NEXT_ONLY = re.compile(r"\b(?:just|only)\b|\bthe next\b|\bnext\b|\bthis week'?s?\b")
 # A fixed instant to read durations against ("8 minutes" means the same at any time).
@@ -471,7 +476,7 @@ def _shift(said: str) -> ReminderCommand | None:
 
 def _make_it(said: str) -> ReminderCommand | None:
     m = _MAKE_IT.match(said)
-    if m is None:
+    if m is None or _A_VALUE.search(m["when"]):
         return None
     when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
     if duration_of(when) is not None and not when.startswith("in "):

@@ -282,12 +282,23 @@ CLIMATE = DeviceClass(
 )
 
 
-def warmer_target(state: State, op: str) -> str:
-    """The new target for a thermostat's step up or down, or "" when it holds none."""
+def _as_number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def warmer_target(state: State, op: str, by: str = "") -> str:
+    """The new target for a thermostat's step up or down, or "" when it holds none. The
+    step is `by` degrees when said ("down a degree"), else its own target_temp_step."""
     target, step = _attr(state, "temperature"), _attr(state, "target_temp_step")
     if not _number(target):
         return ""
     step = step if _number(step) and step > 0 else 1
+    said = _as_number(by)
+    if said is not None and said > 0:
+        step = said
     value = target + step if op == "up" else target - step
     return f"{value:g}"
 

@@ -10,6 +10,7 @@ words leave it open, and asks when they stay ambiguous.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -217,6 +218,24 @@ def _everything(
     where = f" in the {room}" if room else ""
     group = f"all {len(able)} devices{where}" if len(able) > 3 else ""
     return Resolution(devices=able, group=group)
+
+
+# Rooms out of doors: "how humid is it outside" is read there when no weather source is.
+_OUTDOORS = re.compile(
+    r"\b(?:garden|yard|backyard|patio|terrace|balcony|outside|outdoors?|porch|deck|driveway"
+    r"|veranda|courtyard|allotment)\b"
+)
+
+
+def outdoor_room(devices: Sequence[DeviceSpec], quantity: str, *, outside: bool) -> str:
+    """The room whose sensor answers "how humid is it (outside)" when no weather source is
+    configured: the one outdoor room with a `quantity` sensor when `outside` was said, or
+    the home's only `quantity` sensor's room when no place was; "" when none or several."""
+    sensors = [d for d in devices if d.type == "sensor" and d.device_class == quantity]
+    if outside:
+        sensors = [d for d in sensors if _OUTDOORS.search(d.room or "")]
+    rooms = {d.room for d in sensors}
+    return rooms.pop() if len(rooms) == 1 and len(sensors) >= 1 and "" not in rooms else ""
 
 
 def _readers(devices: Sequence[DeviceSpec], quantity: str, room: str) -> Resolution:

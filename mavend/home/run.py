@@ -225,7 +225,8 @@ class HomeActs:
             if device.type == "climate" and op in ("up", "down"):
                 # "Make it warmer": a step from the target Home Assistant holds now.
                 now = ha.get_state(self.settings.homeassistant, entity)
-                target = classes.warmer_target(now.body, op) if isinstance(now.body, dict) else ""
+                target = (classes.warmer_target(now.body, op, value)
+                          if isinstance(now.body, dict) else "")
                 if not target:
                     return DeviceOutcome(device, False, error=now.error, detail=now.detail)
                 op, value = "temperature", target

@@ -154,7 +154,7 @@ def _climate(
     key = setpoint_key(known)
     if op in ("up", "down"):
         seen = as_ha(device, known)
-        value = classes.warmer_target(seen, op) if seen else ""
+        value = classes.warmer_target(seen, op, value) if seen else ""
         if not value:
             raise templates.TemplateError(f"the {device.name} hasn't said what it's set to")
     number = float(value)

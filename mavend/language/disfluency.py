@@ -20,7 +20,7 @@ _MISHEARD = ((re.compile(r"\b(turn|switch|shut|power) of\b"), r"\1 off"),)
 
 def fluent(text: str) -> str:
     """`text` (normalized: lower case, no punctuation) without fillers and restarts."""
-    said = _FILLERS.sub(" ", text)
+    said = " ".join(_FILLERS.sub(" ", text).split())  # "the uh the": "the the", one space
     for _ in range(3):  # "can you can you can you"
         tidier = _RESTART.sub(r"\1", said)
         if tidier == said:

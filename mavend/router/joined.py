@@ -66,15 +66,26 @@ _ARTICLE = re.compile(r"^(?:the|my|our)\s+")
 def _same_verb(grammar: CommandGrammar, left: str, first: GrammarMatch, right: str) -> str:
     """"turn off the office lamp and the office fan": the second device with the first's
     verb ("turn off the office fan"; it was one device called "office lamp and the office
-    fan", unknown). Only when the second half is a device of the home's on its own."""
-    device = first.slots.get("device", "")
-    if first.intent is not Intent.ACT or not device or f" {device}" not in f" {left}":
+    fan", unknown). "turn on the hallway light and the garage light": a room's lights the
+    same way. Only when the second half is a device (or a room's lights) of the home's."""
+    if first.intent is not Intent.ACT:
         return ""
+    device, room = first.slots.get("device", ""), first.slots.get("room", "")
     other = _ARTICLE.sub("", right)
-    at = left.rfind(device)
-    again = f"{left[:at]}{other}{left[at + len(device):]}"
+    if device and f" {device}" in f" {left}":
+        at = left.rfind(device)
+        again = f"{left[:at]}{other}{left[at + len(device):]}"
+        found = grammar.match(again)
+        if found is None or found.name != first.name or found.slots.get("device") != other:
+            return ""
+        return again
+    lights = re.search(rf"\b{re.escape(room)}\s+(?:lights?|lamps?)\b", left) if room else None
+    if lights is None:
+        return ""
+    again = f"{left[:lights.start()]}{other}{left[lights.end():]}"
     found = grammar.match(again)
-    if found is None or found.name != first.name or found.slots.get("device") != other:
+    verb = first.name.rsplit("_", 1)[-1]  # "on" of lights_on: the same for device_on
+    if found is None or found.intent is not Intent.ACT or not found.name.endswith(f"_{verb}"):
         return ""
     return again
 

@@ -352,6 +352,9 @@ def _act_args(
             # and only if the user said it; no search of the text ("kitchen" in "the
             # kitchen ceiling" is no room). Left out, the handler uses the turn's room.
             said = hint and f" {normalize(hint)} " in f" {normalize(text)} "
+            # A number a grammar read ("down two degrees": 2, "a degree": 1) is said in
+            # words the text does not spell as digits; its range still bounds it.
+            said = said or (hint and slot.type == "int" and not from_model)
             value = _slot_value(slot, hint, hint) if said else None
             if value is not None:
                 args[name] = value
