@@ -77,6 +77,11 @@ _OBLIGATION = re.compile(
     r"|don't\s+(?:let\s+me\s+)?forget\s+(?:to|about))"
     r"\s+(?:(?:really|definitely|probably|still|also)\s+)?"
 )
+# A task said as what is on ("the kids' dentist appointment is on the 14th at 4"): once
+# the time is cut, the verb left at its end goes too. Only after a subject that is a
+# thing ("the", "my"): "check what the answer is" keeps its verb.
+_SUBJECTS = frozenset({"the", "my", "our", "his", "her", "their", "your", "a", "an"})
+_COPULAS = frozenset({"is", "are", "was", "were", "'s"})
 # What is left of "set me a timer for me please", "an alarm for like 7": no task at all.
 _NO_TASK = re.compile(
     r"^(?:(?:(?:for\s+)?me|please|now|right\s+now|thanks|thank\s+you|real\s+quick"
@@ -460,6 +465,8 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
         words.pop()
     while words and words[-1] in _POLITE:  # "call mum please"
         words.pop()
+    if len(words) > 2 and words[0] in _SUBJECTS and words[-1] in _COPULAS:
+        words.pop()  # "the dentist appointment is [on the 14th at 4]": the appointment
     task = " ".join(words)
     return "" if _NO_TASK.match(task) else task
 
