@@ -78,6 +78,20 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("how many days are left in the year", "There are 29 days left in 2026 after today."),
         ("how many weeks left in the year", "There are 4 weeks and 1 day left in 2026"),
         ("what quarter are we in", "It's the fourth quarter of 2026."),
+        # "I don't know a place called Two Weeks" / "London When It's 9 Am Here"
+        ("what's the date in two weeks", "In 2 weeks it will be Wednesday, 16 December 2026."),
+        ("what is the time in three hours", "In 3 hours it will be 18:30."),
+        ("what time will it be in london when it's 9 am here",
+         "When it's 09:00 here, it's 08:00 in London, 1 hour behind you."),
+        ("if it's 6 pm here what time is it in tokyo",
+         "When it's 18:00 here, it's 02:00 the next day in Tokyo, 8 hours ahead of you."),
+        # the clock said the time; the model said "Yes, Christmas is a weekend"
+        ("how many hours until midnight", "8 hours and 30 minutes until 00:00 tomorrow."),
+        ("how long till 6 pm", "2 hours and 30 minutes until 18:00."),
+        ("is christmas on a weekend", "No: Christmas is on a Friday, 25 December 2026."),
+        # the model said "$120"; money is said to the penny
+        ("how much is 3 pounds 50 times 4", "3.50 times 4 is 14 pounds."),
+        ("what is a 15 percent tip on 42 dollars", "That's 6.30 dollars."),
     ],
 )
 def test_a_computed_answer_is_the_reply(tmp_path: Path, question: str, fact: str) -> None:

@@ -109,7 +109,7 @@ class Answers:
             return "chance", question
         if (question := ages.parse(said.numeric, now)) is not None:
             return "ages", question
-        if (question := clock.parse(said.plain, self.rooms)) is not None:
+        if (question := clock.parse(said.plain, self.rooms, said.numeric)) is not None:
             return "clock", question
         if (question := yearfacts.parse(said.numeric)) is not None:
             return "yearfacts", question

@@ -117,12 +117,20 @@ _MONEY = re.compile(r"(?<=\d) (pounds?|quid|dollars?|bucks|euros?|pence|cents?)\
 _CURRENCY = {"pound": "pounds", "pounds": "pounds", "quid": "pounds", "dollar": "dollars",
              "dollars": "dollars", "bucks": "dollars", "euro": "euros", "euros": "euros",
              "pence": "pence", "cent": "cents", "cents": "cents"}
+_CURRENCY_WHOLE = frozenset({"pounds", "dollars", "euros"})  # said with two decimals
 _ONE = {"pounds": "pound", "dollars": "dollar", "euros": "euro", "pence": "penny",
         "cents": "cent"}
 
 
+# "3 pounds 50", "2 dollars 5": the amount with its pence or cents said after the unit.
+_AND_PENCE = re.compile(
+    r"\b(\d+) (pounds?|quid|dollars?|bucks|euros?) (\d{1,2})\b(?! ?(?:pence|p|cents?)\b)"
+)
+
+
 def parse(numeric: str) -> Calculation | None:
     """The calculation `numeric` (digits, see text.read) asks for, or None if it is none."""
+    numeric = _AND_PENCE.sub(lambda m: f"{m[1]}.{int(m[3]):02d} {m[2]}", numeric)
     units = {_CURRENCY[m] for m in _MONEY.findall(numeric)}
     if len(units) > 1:
         return None
@@ -417,6 +425,12 @@ def answer(calculation: Calculation) -> Answer:
     result: int | float = (
         int(value) if isinstance(value, Fraction) and value.denominator == 1 else float(value)
     )
+    if calculation.unit in _CURRENCY_WHOLE and not (
+            isinstance(value, Fraction) and value.denominator == 1):
+        # money is said to the penny: "6.30 dollars", not "6.3 dollars"
+        cents = Fraction(value) * 100
+        exact = cents.denominator == 1
+        spoken = f"{float(value):.2f}"
     if calculation.percent:
         spoken += " percent"
     elif calculation.unit:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from mavend.answers.common import Answer, plural
-from mavend.answers.places import Places
+from mavend.answers.places import Place, Places
 from mavend.language.timeparse import resolve_time
 
 SKILL = "clock"
@@ -66,6 +66,7 @@ _HERE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # What follows "in" in a time question that is not a place: a span ("in 3 weeks"
 # belongs to dates), a part of the day, a room of the house.
 _NOT_A_PLACE = re.compile(
+    r".*\b(?:seconds?|minutes?|hours?|days?|weeks?|fortnights?|months?|years?)(?: time)?$|"
     r"^(?:\d|an? |half |now\b|then\b|the (?:morning|afternoon|evening|night)\b|(?:the )?(?:morning|"
     r"afternoon|evening|night|future|past|meantime|end)\b|my |your |this |here$|there$|"
     r"the (?:kitchen|bedroom|living room|lounge|bathroom|office|study|garage|garden|hall|"
@@ -93,15 +94,38 @@ _LATER = (
 
 @dataclass(frozen=True)
 class ClockQuestion:
-    kind: str  # "time", "date", "offset" or "later"
+    kind: str  # "time", "date", "offset", "later" or "convert"
     place: str  # as said
     shift: timedelta = timedelta()  # "later": the span from now, negative looking back
+    at: str = ""  # "convert": the clock time here, as said ("9 am")
 
 
-def parse(plain: str, rooms: frozenset[str] = frozenset()) -> ClockQuestion | None:
+# "what time will it be in london when it's 9 am here", "if it's 6 pm here what time is it
+# in tokyo": a clock time here, said in another zone. It read "London When It's 9 Am Here"
+# as a place.
+_AT = r"(?P<at>[a-z0-9: ]+?)"
+_HERE_WORDS = r"(?: here| for me| my time| where i am| at home)?"
+_CONVERT = (
+    re.compile(rf"^what (?:time )?(?:will it be|is it|would it be|will that be|is that|"
+               rf"would that be) in {_PLACE} (?:when|if) it(?: is|'s| s|s)? {_AT}{_HERE_WORDS}$"),
+    re.compile(rf"^(?:when|if) it(?: is|'s| s|s)? {_AT}{_HERE_WORDS},? what (?:time )?"
+               rf"(?:will it be|is it|would it be) in {_PLACE}$"),
+    re.compile(rf"^what is {_AT}{_HERE_WORDS} in {_PLACE} time$"),
+)
+
+
+def parse(
+    plain: str, rooms: frozenset[str] = frozenset(), numeric: str = ""
+) -> ClockQuestion | None:
     text = re.sub(r"\bhey |\bjust ", "", plain)
-    if (later := _later(text)) is not None:
+    digits = re.sub(r"\bhey |\bjust ", "", numeric) if numeric else text
+    if (later := _later(text) or _later(digits)) is not None:  # "in three hours"
         return later
+    for shape in _CONVERT:
+        if (m := shape.match(text)) and resolve_time(m["at"], datetime.now().astimezone()):
+            place = m["place"].strip()
+            if place and not _NOT_A_PLACE.match(place):
+                return ClockQuestion("convert", place, at=m["at"].strip())
     for kind, shape in _HERE:
         if shape.match(text):
             return ClockQuestion(kind, "")
@@ -138,6 +162,8 @@ def answer(question: ClockQuestion, now: datetime, places: Places) -> Answer:
         said = " ".join(w.capitalize() for w in question.place.split())
         text = f"I don't know a place called {said}."
         return Answer(text, SKILL, {"place": question.place, "found": False})
+    if question.kind == "convert":
+        return _converted(question, now, place)
     there = now.astimezone(place.zone)
     offset = (there.utcoffset() or timedelta()) - (now.utcoffset() or timedelta())
     minutes = int(offset.total_seconds() // 60)
@@ -186,6 +212,23 @@ def _moved(question: ClockQuestion, now: datetime) -> Answer:
         text = f"In {question.place} it will be {clock}{day}."
     return Answer(text, SKILL, {"local": then.isoformat(),
                                 "shift_s": question.shift.total_seconds()})
+
+
+def _converted(question: ClockQuestion, now: datetime, place: Place) -> Answer:
+    found = resolve_time(question.at, now)
+    assert found is not None  # parse() read it
+    clock = found.when.astimezone(now.tzinfo)
+    mine = now.replace(hour=clock.hour, minute=clock.minute, second=0, microsecond=0)
+    there = mine.astimezone(place.zone)
+    days = (there.date() - mine.date()).days
+    day = {0: "", 1: " the next day", -1: " the day before"}.get(days, "")
+    minutes = int(((there.utcoffset() or timedelta()) - (mine.utcoffset() or timedelta()))
+                  .total_seconds() // 60)
+    text = (f"When it's {mine:%H:%M} here, it's {there:%H:%M}{day} in {place.label}, "
+            f"{_relation(minutes)}.")
+    return Answer(text, SKILL, {"place": place.label, "zone": place.zone_name,
+                                "here": mine.isoformat(), "there": there.isoformat(),
+                                "offset_minutes": minutes, "found": True})
 
 
 def _relation(minutes: int) -> str:

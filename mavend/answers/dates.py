@@ -81,7 +81,7 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                     r"will| would| does| did| falls?| will be)? (?P<target>.+?)(?: be| fall "
                     r"on| fall| land on| on| going to be| falls? on)?$"),
         ("weekday", r"^is (?P<target>.+?) (?:on )?an? (?P<guess>monday|tuesday|wednesday|thursday|"
-                    r"friday|saturday|sunday)$"),
+                    r"friday|saturday|sunday|weekend|weekday|week day|work day|working day)$"),
         ("since", r"^how long ago (?:was|is|did|were) (?P<target>.+)$"),
         ("since", rf"^how (?:many|much) {_UNITS}(?: (?:has it been|have passed|is it|ago was|ago "
                   rf"is|have gone by|has it been))? since (?P<target>.+)$"),
@@ -139,8 +139,22 @@ _DAYS_IN = re.compile(
 )
 
 
+# "how many hours until midnight", "how long till 5 pm": a clock time ahead today (the
+# clock said the time to these).
+_UNTIL_CLOCK = re.compile(
+    r"^how (?:many (?P<unit>hours|minutes)|long|much time)(?: (?:is it|are there|are left|left|"
+    r"is there|do (?:i|we) have|have (?:i|we) got|to go))? (?:until|till|til|before|to) "
+    r"(?P<target>.+?)(?: today| tonight)?$"
+)
+
+
 def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
     """The date question, when its target is a date or a holiday (cheap: no I/O)."""
+    if (clock := _UNTIL_CLOCK.match(numeric)) is not None:
+        found = resolve_time(clock["target"], now, prefer_future=True)
+        if found is not None and found.kind == "time" and found.phrase == clock["target"]:
+            return DateQuestion("until_clock", clock["target"], clock["target"],
+                                clock["unit"] or "hours")
     if leap := _LEAP.match(numeric):
         return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
     if days := _DAYS_IN.match(numeric):
@@ -252,6 +266,8 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
         return _leap(question.target, today)
     if question.kind == "days_in":
         return _days_in(question.target, question.target_digits, today)
+    if question.kind == "until_clock":
+        return _until_clock(question, now)
     looking_back = question.kind == "since"
     try:
         target = _target(question, now, looking_back)
@@ -397,6 +413,22 @@ def _until(target: _Target, today: date, unit: str) -> Answer:
     return Answer(f"{name} is in {span}, a {data['weekday']}.", SKILL, data)
 
 
+def _until_clock(question: DateQuestion, now: datetime) -> Answer:
+    found = resolve_time(question.target_digits, now, prefer_future=True)
+    assert found is not None  # parse() read it
+    when = found.when.astimezone(now.tzinfo).replace(second=0, microsecond=0)
+    minutes = max(0, round((when - now).total_seconds() / 60))
+    hours, rest = divmod(minutes, 60)
+    if question.unit == "minutes" or not hours:
+        said = f"{minutes} {plural(minutes, 'minute')}"
+    else:
+        said = f"{hours} {plural(hours, 'hour')}" + (
+            f" and {rest} {plural(rest, 'minute')}" if rest else "")
+    day = "" if when.date() == now.date() else " tomorrow"
+    return Answer(f"{_capital(said)} until {when:%H:%M}{day}.", SKILL,
+                  {"minutes": minutes, "at": when.isoformat()})
+
+
 def _since(target: _Target, today: date, unit: str) -> Answer:
     days = (today - target.day).days
     data = {"target": target.name, "date": target.day.isoformat(), "days": days}
@@ -446,6 +478,10 @@ def _calendar_span(start: date, end: date) -> str:
     return ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else parts[0]
 
 
+_DAY_KINDS = {"weekend": "weekend", "weekday": "weekday", "week day": "weekday",
+              "work day": "weekday", "working day": "weekday"}
+
+
 def _weekday(target: _Target, today: date, guess: str) -> Answer:
     weekday = calendar.day_name[target.day.weekday()]
     data = {"target": target.name, "date": target.day.isoformat(), "weekday": weekday}
@@ -459,6 +495,13 @@ def _weekday(target: _Target, today: date, guess: str) -> Answer:
             return Answer(f"{_capital(name)} {tense} {said}.", SKILL, data)
         return Answer(f"{_capital(name)} {tense} {weekday}, {said}.", SKILL, data)
     name = target.name if target.holiday else said
+    if guess in _DAY_KINDS:  # "is christmas on a weekend"
+        weekend = target.day.weekday() >= 5
+        right = weekend == (_DAY_KINDS[guess] == "weekend")
+        data["correct"] = right
+        verdict = "Yes" if right else "No"
+        return Answer(f"{verdict}: {name} {tense} on a {weekday}"
+                      + (f", {said}." if target.holiday else "."), SKILL, data)
     if guess:
         right = guess == weekday.lower()
         data["correct"] = right
