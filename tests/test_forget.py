@@ -156,3 +156,29 @@ def test_what_did_i_just_say_says_it_back(tmp_path: Path) -> None:
     a.handle_text("set a timer for 5 minutes")
     assert a.handle_text("what did i just say").reply.text == (
         "You said: “set a timer for 5 minutes”.")
+
+
+@pytest.mark.parametrize(("said", "what"), [
+    ("forget where my car is", "my car"),
+    ("please forget where the spare keys are", "the spare keys"),
+    ("forget where i parked my car", "my car"),
+])
+def test_forget_where_a_thing_is_names_that_row(said: str, what: str) -> None:
+    # it was "Sorry, I can't help with that here."
+    found = parse_forget(said)
+    assert found is not None and (found.scope, found.what) == ("one", what)
+
+
+def test_forget_where_my_car_is_asks_then_forgets_that_note(tmp_path: Path) -> None:
+    from mavend.router.embedder import HashingEmbedder
+
+    embedder = HashingEmbedder()
+    helper = make_assistant(kit_settings(tmp_path), embedder=embedder)
+    for text in ("my car is parked on level 2", "the spare key is under the blue pot"):
+        helper.ctx.notes.add(text, helper.ctx.now(), embedding=embedder.embed([text])[0],
+                             embedder=embedder.fingerprint)
+    asked = helper.handle_text("forget where my car is").reply
+    assert asked.text.startswith("Forget “my car is parked on level 2”?"), asked.text
+    helper.handle_text("yes")
+    assert [n.text for n, _, _ in helper.ctx.notes.recent()] == [
+        "the spare key is under the blue pot"]

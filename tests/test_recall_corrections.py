@@ -27,6 +27,13 @@ def test_a_corrected_value_replaces_the_old_one() -> None:
     assert superseded_out([_row("the gate code is 1973", 1), later]) == [later]
 
 
+def test_a_correction_in_the_same_second_still_replaces() -> None:
+    # typed at once ("mavend say" twice): equal times, the later row is the newer
+    old = Recalled("note", 7, "the wifi password is tiger123", AT, 0.6)
+    new = Recalled("note", 8, "actually the wifi password is lion456", AT, 0.6)
+    assert superseded_out([new, old]) == [new]
+
+
 def test_other_things_said_about_the_same_subject_both_stand() -> None:
     rows = [_row("the car is in the garage", 0), _row("the car is blue", 5)]
     assert superseded_out(rows) == rows

@@ -85,6 +85,12 @@ _ONE = (
         r"(?P<what>(?:my|the|our) (?!notes?$|facts?$|logs?$)\S.*)$"
     ),
     re.compile(r"^(?:please )?(?:forget|erase) what i (?:said|told you) about (?P<what>\S.+)$"),
+    # "forget where my car is", "forget where i put the spare key": that row, found by
+    # its thing ("Sorry, I can't help with that here.")
+    re.compile(
+        r"^(?:please )?(?:forget|erase) where (?:(?P<what>(?:my|the|our) \S.*?) (?:is|are|was|were)"
+        r"|i (?:put|left|parked|hid) (?P<what2>(?:my|the|our) \S.*?))$"
+    ),
 )
 # The newest row: "delete my last note", "forget the last thing i told you", "remove the
 # note i just made" (it was refused as an act).
@@ -116,8 +122,11 @@ def parse_forget(said: str) -> ForgetCommand | None:
         kind = last["kind"] or last["kind2"]
         return ForgetCommand("last", "note" if kind == "note" else "")
     for pattern in _ONE:
-        if (found := pattern.match(said)) and not _NOT_ONE.search(found["what"]):
-            return ForgetCommand("one", found["what"])
+        found = pattern.match(said)
+        what = (found.groupdict().get("what") or found.groupdict().get("what2") or ""
+                ) if found else ""
+        if what and not _NOT_ONE.search(what):
+            return ForgetCommand("one", what)
     return None
 
 

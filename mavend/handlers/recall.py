@@ -283,15 +283,22 @@ def superseded_out(found: list[Recalled]) -> list[Recalled]:
     is replaced by a newer fact of its key."""
     statements = {id(r): m for r in found if (m := _STATEMENT.match(normalize(r.text)))}
 
+    def newer(other: Recalled, row: Recalled) -> bool:
+        # Said within the same second ("... tiger123", "actually ... lion456" typed at
+        # once): the row written later, of the same kind, is the newer.
+        if other.at != row.at:
+            return other.at > row.at
+        return other.kind == row.kind and other.id > row.id
+
     def replaced(row: Recalled) -> bool:
-        if row.key and any(o.key == row.key and o.at > row.at for o in found):
+        if row.key and any(o.key == row.key and newer(o, row) for o in found):
             return True  # "my glasses are on the piano", then "... in the drawer" (a fact)
         old = statements.get(id(row))
         if old is None:
             return False
         for other in found:
             new = statements.get(id(other))
-            if new is None or other.at <= row.at or new["subject"] != old["subject"]:
+            if new is None or not newer(other, row) or new["subject"] != old["subject"]:
                 continue
             numbers = _NUMBER.search(new["value"]) and _NUMBER.search(old["value"])
             if _CORRECTING.search(normalize(other.text)) or numbers:

@@ -8,6 +8,7 @@ the items that were there when it asked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from mavend.config import DeviceSpec
@@ -37,6 +38,8 @@ class ListHandler:
         self.book = ListBook(ctx.store, ctx.tz, clock=ctx.clock)
 
     def command(self, cmd: ListCommand, context: TurnContext | None = None) -> Reply:
+        if cmd.action not in ("create", "lists") and cmd.list_name:
+            cmd = replace(cmd, list_name=self._said_short(cmd.list_name))
         kept_in_home = self._home_list(cmd.list_name or DEFAULT_LIST)
         if kept_in_home is not None and cmd.action not in ("lists", "create"):
             return HomeList(self.ctx.settings, kept_in_home).run(cmd.action, cmd.items)
@@ -328,6 +331,16 @@ class ListHandler:
             f"You already have a {spoken}, with {_items_word(open_count)}.",
             data={"list": cmd.list_name, "ids": [i.id for i in items if not i.done]},
         )
+
+    def _said_short(self, name: str) -> str:
+        """ "my christmas list" for the one list called "christmas presents": the list
+        whose name holds every word said, when exactly one does; else the name as said."""
+        lists = [s.name for s in self.book.lists()]
+        if name in lists:
+            return name
+        words = set(name.split())
+        holding = [n for n in lists if words and words <= set(n.split())]
+        return holding[0] if len(holding) == 1 else name
 
     def _no_list(self, name: str) -> Reply:
         others = [s.name for s in self.book.lists()]

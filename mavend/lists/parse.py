@@ -285,6 +285,21 @@ _NOT_BOUGHT = re.compile(
     r"people|friends|love)\b"
 )
 
+# "do we need bananas": whether they are on the shopping list (the model said "No, you
+# don't need bananas" with bananas on it). Not what to wear or do: "do i need an umbrella"
+# is the weather's, "do i need to call" a question about a task.
+_NEED_QUESTION = re.compile(
+    r"^(?:(?:so|hey|ok|okay|um|uh)\s+)*(?:do|did)\s+(?:i|we)\s+(?:still\s+)?need\s+"
+    r"(?:any\s+|some\s+|more\s+|to\s+(?:buy|get|pick up)\s+(?:any\s+|some\s+|more\s+)?)?"
+    r"(?P<items>(?!to\b)[a-z][a-z' ]*?)"
+    r"(?:\s+(?:from|at)\s+the\s+(?:shops?|stores?|supermarket|market))?(?:\s+(?:today|again))?$"
+)
+_NOT_SHOPPING = re.compile(
+    r"\b(?:umbrella|brolly|coat|jacket|raincoat|sunscreen|sun cream|gloves|scarf|hat|wellies|"
+    r"boots|sunglasses|jumper|a lift|help|a break|a rest|a doctor|a haircut|glasses|it|that|"
+    r"them|you|me|anything else|anything)\b"
+)
+
 # "we're out of milk so remind me tomorrow", "... when i get home": more than things.
 _MORE_THAN_ITEMS = re.compile(
     r"\b(?:so|but|because|cause|remind|when|if|can|could|would|please|tomorrow|today|tonight|"
@@ -300,6 +315,11 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
         return None
     if _SHOPPING_QUESTION.match(text):
         return ListCommand("read", SHOPPING)
+    if (need := _NEED_QUESTION.match(text)) and not _NOT_SHOPPING.search(need["items"]) \
+            and not _MORE_THAN_ITEMS.search(need["items"]):
+        span = need["items"]
+        items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
+        return ListCommand("read", SHOPPING, tuple(items)) if items else None
     if (ran_out := _RAN_OUT.match(text)) and not _NOT_BOUGHT.match(ran_out["items"]) \
             and not _MORE_THAN_ITEMS.search(ran_out["items"]):
         span = ran_out["items"]
