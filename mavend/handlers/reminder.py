@@ -31,6 +31,7 @@ from mavend.handlers.common import (
 )
 from mavend.handlers.confirm import Confirmations
 from mavend.handlers.own_dates import OwnDates
+from mavend.handlers.reminder_anchors import ReminderAnchors
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
@@ -96,15 +97,6 @@ def timer_name(words: str) -> str:
     return " ".join(kept)
 
 
-# "the day before", "an hour before it", "two days before that": counted back from a
-# reminder already set (ReminderHandler._before_the_one_in_focus)
-_BEFORE_IT = re.compile(
-    r"\b(?P<span>the day|a day|the night|an hour|half an hour|a week|(?:\d+|a|an|one|two|"
-    r"three|four|five|ten|fifteen|twenty|thirty) (?:minutes?|hours?|days?|weeks?)) before"
-    r"(?: (?:it|that|then|hand|that one))?\b"
-)
-
-
 def _session(context: TurnContext | None) -> str:
     return context.session if context is not None else ""
 
@@ -116,6 +108,7 @@ class ReminderHandler:
         self.timers = TimerCommands(ctx, self.finder)
         self.own_dates = OwnDates(ctx)
         self.questions = ReminderQuestions(ctx, self.finder, self.timers)
+        self.anchors = ReminderAnchors(ctx, self.finder, self.own_dates)
 
     # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
@@ -131,9 +124,7 @@ class ReminderHandler:
             if spoken is not None:
                 return self._set_series(spoken, kind, context, now)
         if not decision.slots.has_time and kind != TIMER:
-            decision = self._from_own_date(decision, now)
-            if not decision.slots.has_time:
-                decision = self._before_the_one_in_focus(decision, _session(context))
+            decision = self.anchors.counted_from(decision, now, _session(context))
             if not decision.slots.has_time and (event := self.own_dates.unknown(
                     decision.utterance)):
                 # "the day before my sister's birthday", no date kept: the answer, a
@@ -198,43 +189,6 @@ class ReminderHandler:
             data=data,
             changes=changes,
         )
-
-    def _from_own_date(self, decision: Decision, now: datetime) -> Decision:
-        """ "the day before my sister's birthday": the date kept for it, when there is one."""
-        found = self.own_dates.find_time(decision.utterance, now)
-        if found is None:
-            return decision
-        when, read = found
-        said = re.search(rf"(?:\b(?:on|for|by) )?{re.escape(when.phrase)}", read)
-        slots = replace(decision.slots, time=when.when, has_time=True,
-                        text=reminder_task(read, said.group(0) if said else when.phrase))
-        return replace(decision, slots=slots, clarify=None)
-
-    def _before_the_one_in_focus(self, decision: Decision, session: str) -> Decision:
-        """ "remind me about it the day before", "an hour before": counted back from the
-        reminder this session just set or touched (it asked "When should I remind
-        you?"). "it" is that reminder's own words."""
-        said = normalize(decision.utterance)
-        m = _BEFORE_IT.search(said)
-        if m is None:
-            return decision
-        focus = self.finder.focus(session, self.ctx.reminders.active())
-        if focus is None or focus.kind == TIMER:
-            return decision
-        span = m["span"]
-        day = timedelta(days=1)
-        when = focus.fire_at - day if span in ("the day", "a day") else (
-            (focus.fire_at - day).replace(hour=20, minute=0) if span == "the night" else None)
-        if when is None and (length := duration_of(span)) is not None:
-            when = focus.fire_at - length
-        if when is None:
-            return decision
-        task = reminder_task(said, m.group(0))
-        task = re.sub(r"(?: (?:as well|too|also|again))+$", "", f" {task}")
-        if re.fullmatch(r"(?:about |of )?(?:it|that|this|that one|then)?", task.strip()):
-            task = focus.text
-        slots = replace(decision.slots, time=when, has_time=True, text=task.strip())
-        return replace(decision, slots=slots, clarify=None)
 
     def _set_series(
         self, spoken: SpokenSeries, kind: str, context: TurnContext | None, now: datetime
