@@ -233,6 +233,17 @@ def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str
     assert chat.calls == []
 
 
+def _answered(tmp_path: Path, question: str, chat: ScriptedChat, **sections: object):
+    settings = kit_settings(tmp_path, **sections)
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        return ChatHandler(ctx).answer(question)
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize(
     "question",
     ["how do i boil an egg", "how do you make pancakes", "how long should i boil an egg",
@@ -242,14 +253,7 @@ def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str
 def test_the_small_local_model_is_not_asked_for_steps(tmp_path: Path, question: str) -> None:
     """The 0.5B model began "how do i boil an egg" with "Preheat the oven to 350°F"."""
     chat = ScriptedChat(answers=["1. Preheat the oven to 350°F."])
-    settings = kit_settings(tmp_path)
-    store = Store.open(settings)
-    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
-                         chat_llm=lambda: chat)
-    try:
-        reply = ChatHandler(ctx).answer(question)
-    finally:
-        store.close()
+    reply = _answered(tmp_path, question, chat)
     assert chat.calls == [] and "Preheat" not in reply.text
     assert reply.text.startswith("I can't give you reliable step-by-step instructions")
 
@@ -259,26 +263,12 @@ def test_the_small_local_model_is_not_asked_for_steps(tmp_path: Path, question: 
                  "who wrote hamlet", "how do i feel about this"])
 def test_other_questions_still_go_to_the_model(tmp_path: Path, question: str) -> None:
     chat = ScriptedChat(answers=["An answer."])
-    settings = kit_settings(tmp_path)
-    store = Store.open(settings)
-    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
-                         chat_llm=lambda: chat)
-    try:
-        reply = ChatHandler(ctx).answer(question)
-    finally:
-        store.close()
+    reply = _answered(tmp_path, question, chat)
     assert len(chat.calls) == 1 and reply.text == "An answer."
 
 
 def test_a_server_the_owner_chose_is_asked_for_steps(tmp_path: Path) -> None:
     chat = ScriptedChat(answers=["Boil it for eight minutes."])
-    settings = kit_settings(tmp_path, llm=LlmSettings(backend="openai",
-                                                      base_url="http://127.0.0.1:8080"))
-    store = Store.open(settings)
-    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
-                         chat_llm=lambda: chat)
-    try:
-        reply = ChatHandler(ctx).answer("how do i boil an egg")
-    finally:
-        store.close()
+    server = LlmSettings(backend="openai", base_url="http://127.0.0.1:8080")
+    reply = _answered(tmp_path, "how do i boil an egg", chat, llm=server)
     assert len(chat.calls) == 1 and reply.text == "Boil it for eight minutes."
