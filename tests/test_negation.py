@@ -287,6 +287,9 @@ def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> Non
         ("set a timer for five minutes no wait ten", ("timer", 10 * 60)),
         ("remind me to call the vet at 4 pm no sorry at 5 pm", ("call the vet", 2 * 3600)),
         ("remind me at 6 pm to feed the cat no wait 7", ("feed the cat", 4 * 3600)),
+        # "actually make it 15" with no "no": it set a timer named "actually make it 15"
+        ("set a timer for 10 minutes actually make it 15", ("timer", 15 * 60)),
+        ("remind me to call dad at 5 pm sorry make that 6", ("call dad", 3 * 3600)),
     ],
 )
 def test_a_repair_that_says_only_the_time_again_sets_it(tmp_path, said: str,
@@ -303,6 +306,18 @@ def test_a_repair_that_says_only_the_time_again_sets_it(tmp_path, said: str,
     (made,) = a.ctx.reminders.active()
     assert pending[0] in made.text
     assert (made.fire_at - now).total_seconds() == pending[1]
+
+
+def test_make_it_to_somewhere_is_no_repair(tmp_path) -> None:
+    from datetime import datetime
+
+    from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
+
+    now = datetime(2026, 12, 2, 15, 0, tzinfo=TZ)
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(now))
+    a.handle_text("remind me to actually make it to the gym at 6 pm")
+    (made,) = a.ctx.reminders.active()
+    assert made.text == "actually make it to the gym" and made.fire_at.hour == 18
 
 
 def test_a_repair_with_another_request_still_runs_nothing(tmp_path) -> None:

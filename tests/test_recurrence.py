@@ -69,6 +69,12 @@ def series_of(said: str, now: datetime = NOW, *, alarm: bool = False) -> Series:
         ("check the baby every 30 minutes between 10 and 2",
          "FREQ=DAILY;BYHOUR=10,11,12,13;BYMINUTE=0,30", "2026-12-03 10:00",
          "every 30 minutes from 10:00 to 13:30"),
+        # the days said after "except" are taken out (it was every weekday, first on the
+        # Friday it named, "except friday" the alarm's name)
+        ("every weekday except friday at 7 am go running", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH",
+         "2026-12-03 07:00", "every Monday, Tuesday, Wednesday and Thursday at 07:00"),
+        ("every day but not saturday or sunday at 9 check the post",
+         "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-12-03 09:00", "every weekday at 09:00"),
         ("move about every hour during the day",
          "FREQ=DAILY;BYHOUR=9,10,11,12,13,14,15,16,17;BYMINUTE=0", "2026-12-02 16:00",
          "every hour from 09:00 to 17:00"),
@@ -175,6 +181,14 @@ def test_the_start_days_words_leave_the_task() -> None:
     assert spoken is not None and spoken.rest == "remind me to water the plants"
     spoken = parse_series("remind me to drink water every hour between 9 and 5", NOW)
     assert spoken is not None and spoken.rest == "remind me to drink water"
+
+
+def test_a_day_named_in_passing_is_no_start() -> None:
+    spoken = parse_series("every day except sunday at 8 walk the dog", NOW)
+    assert spoken is not None and spoken.series is not None
+    assert f"{spoken.series.start:%Y-%m-%d %H:%M}" == "2026-12-03 08:00"
+    left = parse_series("every monday except monday stretch", NOW)
+    assert left is not None and left.series is None and "no day" in left.error
 
 
 def test_a_window_that_is_no_window_sets_nothing() -> None:

@@ -175,9 +175,15 @@ def _finish(
     if error:
         return SpokenSeries(None, error, _cut(utterance, spans))
     count, until, end_error = _read_end(utterance, lx, canon, now, spans)
+    if (left_out := _EXCEPT.search(canon)) is not None:
+        # "every weekday except friday", "every day but sunday": those days taken out
+        if not _leave_out(parsed, _weekday_codes(left_out["days"])):
+            return SpokenSeries(None, "That leaves no day for it to go off on; nothing was set.",
+                                _cut(utterance, spans))
+        spans.append(lx.span(*left_out.span()))
     # "every other week on friday": the day is said apart from the repeat.
     day = re.search(rf"\b(?:(?:starting|beginning|from)\s+)?(?:on\s+)?(?P<days>{_DAYS})\b", canon)
-    if parsed.freq == "WEEKLY" and not parsed.byday and day:
+    if parsed.freq == "WEEKLY" and not parsed.byday and day and left_out is None:
         parsed.byday = _weekday_codes(day["days"])
         spans.append(lx.span(*day.span()))
     if parsed.freq in ("HOURLY", "MINUTELY") and (window := _WINDOW.search(canon)):
@@ -190,6 +196,27 @@ def _finish(
     if end_error:
         return SpokenSeries(None, end_error, rest, clock_phrase)
     return _build(parsed, clock, now, count, until, rest, clock_phrase, start)
+
+
+_EXCEPT = re.compile(
+    rf"\b(?:except|except for|but not|apart from|other than|excluding|not)\s+(?:on\s+)?"
+    rf"(?P<days>{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s+)(?:and\s+|or\s+)?{_DAY})*)\b"
+)
+
+
+def _leave_out(parsed: _Parsed, days: tuple[str, ...]) -> bool:
+    """Take `days` out of a daily or weekly repeat; False when none would be left, or
+    when the repeat is not by the day (hourly, monthly: left as said)."""
+    if parsed.freq == "DAILY" and parsed.interval == 1:
+        kept = tuple(d for d in WEEKDAY_CODES if d not in days)
+    elif parsed.freq == "WEEKLY" and parsed.byday:
+        kept = tuple(d for d in parsed.byday if d not in days)
+    else:
+        return True
+    if not kept:
+        return False
+    parsed.freq, parsed.byday = "WEEKLY", kept
+    return True
 
 
 def _keep_to(parsed: _Parsed, window: re.Match[str]) -> bool:
@@ -284,7 +311,7 @@ def _clock(rest: str, now: datetime, parsed: _Parsed, alarm: bool) -> tuple[time
     starts on when one was said ("on friday at noon ... every month": from Friday)."""
     part_default = _PART_CLOCK.get(parsed.part, time(7) if alarm else time(9))
     found = find_time(rest, now)
-    start = _start_day(found, now)
+    start = _start_day(found, now) if found and _names_a_start(rest, found.phrase) else None
     if parsed.freq in ("MINUTELY", "HOURLY"):
         return now.time().replace(second=0, microsecond=0), "", None
     if found is None or found.kind not in ("time", "datetime"):
@@ -317,6 +344,27 @@ def _with_lead(rest: str, phrase: str) -> str:
     m = re.search(rf"\b(?:starting|beginning|commencing|from|as of)(?: on)? {re.escape(phrase)}",
                   rest, re.IGNORECASE)
     return m.group() if m else phrase
+
+
+_START_WORDS = re.compile(
+    r"^(?:on|starting|beginning|commencing|from|as of|next|this|tomorrow|the day after)\b"
+)
+_DATE_WORDS = re.compile(
+    r"\d+(?:st|nd|rd|th)\b|\b(?:january|february|march|april|may|june|july|august|september"
+    r"|october|november|december)\b"
+)
+_LEADS = frozenset({"on", "starting", "beginning", "commencing", "from", "next", "this"})
+
+
+def _names_a_start(rest: str, phrase: str) -> bool:
+    """Whether the day found is said as the first one ("on friday", "starting saturday",
+    "from the 10th"), not a day the task names in passing ("... except sunday")."""
+    said = phrase.lower()
+    if _START_WORDS.match(said) or _DATE_WORDS.search(said):
+        return True
+    at = rest.lower().find(said)
+    before = rest[:at].split()[-1:] if at > 0 else []
+    return bool(before) and before[0].lower() in _LEADS
 
 
 def _start_day(found: TimeResolution | None, now: datetime) -> date | None:

@@ -72,7 +72,12 @@ _TRAILING = re.compile(
 # A self-repair: two versions of one request ("... no wait ..."). "no no, I meant a note"
 # is a correction of the previous turn (mavend.memory.dialogue), not a repair.
 _REPAIR = re.compile(
-    r"\b(?:no wait|wait no|no no|no sorry|sorry no|actually no|no actually|on second thought)\b"
+    r"\b(?:no wait|wait no|no no|no sorry|sorry no|actually no|no actually|on second thought"
+    # "set a timer for 10 minutes actually make it 15": the time said again
+    # ("... actually make it to the gym at 6" arrives somewhere: no repair)
+    # (said first, "actually make that 11" corrects the previous turn: memory's, not this)
+    r"|(?<=\w\s)(?:actually|sorry|or rather)(?=\s+(?:change (?:it|that)|make (?:it|that)"
+    r"(?! to (?:the|a|an|my|our|work|school|bed|class|church|practice)\b))\b))\b"
     r"(?!\s+(?:i meant|i mean|i said|i wanted)\b)"
 )
 # A negated clause joined to another: "turn on the light and don't lock the screen".
