@@ -89,6 +89,12 @@ def _assistant(tmp_path: Path, questions: list[str]):
         ("how many hours until midnight", "8 hours and 30 minutes until 00:00 tomorrow."),
         ("how long till 6 pm", "2 hours and 30 minutes until 18:00."),
         ("is christmas on a weekend", "No: Christmas is on a Friday, 25 December 2026."),
+        # the model said 12
+        ("how many days between christmas and new year",
+         "There are 7 days between Christmas (25 December 2026) and New Year's Day "
+         "(1 January 2027)."),
+        ("how many days between the 1st of march and the 15th of april",
+         "There are 45 days between 1 March 2027 and 15 April 2027."),
         # the model said "$120"; money is said to the penny
         ("how much is 3 pounds 50 times 4", "3.50 times 4 is 14 pounds."),
         ("what is a 15 percent tip on 42 dollars", "That's 6.30 dollars."),

@@ -220,7 +220,8 @@ def test_other_questions_still_reach_the_model(question: str) -> None:
 @pytest.mark.parametrize(
     ("said", "reply"),
     [("thank you", "You're welcome."), ("thanks nova", "You're welcome."),
-     ("good night", "Good night."), ("ok cheers", "You're welcome.")],
+     ("good night", "Good night."), ("ok cheers", "You're welcome."),
+     ("thanks that's all", "You're welcome.")],
 )
 def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str,
                                                        reply: str) -> None:

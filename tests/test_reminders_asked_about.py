@@ -84,3 +84,15 @@ def test_the_reply_to_a_clause_says_that(tmp_path: Path) -> None:
     reply = helper.handle_text("remind me that the plumber is coming on thursday at 2 pm").reply
     assert reply.text.startswith("OK, I'll remind you that the plumber is coming at 14:00"), (
         reply.text)
+
+
+def test_whats_on_tomorrow_reads_tomorrows_reminders(tmp_path: Path) -> None:
+    # it was "I have no live data for that."
+    helper, chat = _assistant(tmp_path)
+    helper.handle_text("remind me to call the bank tomorrow at 10")
+    helper.handle_text("remind me to pay the window cleaner on friday at 9")
+    assert helper.handle_text("what's on tomorrow").reply.text == (
+        "You have 1 reminder tomorrow: call the bank at 10:00 tomorrow.")
+    assert "pay the window cleaner" in helper.handle_text(
+        "what have i got on on friday").reply.text
+    assert chat.calls == []

@@ -148,8 +148,21 @@ _UNTIL_CLOCK = re.compile(
 )
 
 
+# "how many days between christmas and new year": two dates, each read as a target is
+# (the model said 12).
+_BETWEEN = re.compile(
+    rf"^how (?:many|much) {_UNITS}(?: are there| is it| are)? (?:between|from) (?P<a>.+?) "
+    rf"(?:and|to|until|till) (?P<b>.+?)$"
+)
+
+
 def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
     """The date question, when its target is a date or a holiday (cheap: no I/O)."""
+    if (between := _BETWEEN.match(numeric)) is not None and between["unit"] in (
+            "days", "weeks", "sleeps"):
+        pair = tuple(DateQuestion("until", between[k], between[k]) for k in ("a", "b"))
+        if all(_resolvable(q, now) for q in pair):
+            return DateQuestion("between", between["a"], between["b"], between["unit"])
     if (clock := _UNTIL_CLOCK.match(numeric)) is not None:
         found = resolve_time(clock["target"], now, prefer_future=True)
         if found is not None and found.kind == "time" and found.phrase == clock["target"]:
@@ -268,6 +281,8 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
         return _days_in(question.target, question.target_digits, today)
     if question.kind == "until_clock":
         return _until_clock(question, now)
+    if question.kind == "between":
+        return _between(question, now)
     looking_back = question.kind == "since"
     try:
         target = _target(question, now, looking_back)
@@ -411,6 +426,32 @@ def _until(target: _Target, today: date, unit: str) -> Answer:
     if target.holiday or _RELATIVE_DAY.match(target.name):
         return Answer(f"{name} is in {span}, on {on}.", SKILL, data)
     return Answer(f"{name} is in {span}, a {data['weekday']}.", SKILL, data)
+
+
+def _between(question: DateQuestion, now: datetime) -> Answer:
+    """The days from the first date said to the second, the second read after the first
+    ("between christmas and new year": 1 January after 25 December)."""
+    try:
+        first = _target(DateQuestion("until", question.target, question.target), now, False)
+        second = _target(DateQuestion("until", question.target_digits,
+                                      question.target_digits), now, False)
+    except _BadDate as exc:
+        return Answer(str(exc), SKILL, {"error": str(exc)})
+    later = second.day
+    while later < first.day and second.holiday:  # the next one after the first
+        later = later.replace(year=later.year + 1)
+    days = abs((later - first.day).days)
+    start, end = sorted((first.day, later))
+    span = _span(start, end, days, question.unit) if days else "0 days"
+    data = {"from": first.day.isoformat(), "to": later.isoformat(), "days": days}
+    return Answer(f"There are {span} between {_named(first, first.day)} and "
+                  f"{_named(second, later)}.", SKILL, data)
+
+
+def _named(target: _Target, day: date) -> str:
+    """ "Christmas (25 December 2026)"; a date said as a date, once."""
+    said = _spoken_date(day)
+    return f"{target.name} ({said})" if target.holiday else said
 
 
 def _until_clock(question: DateQuestion, now: datetime) -> Answer:

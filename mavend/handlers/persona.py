@@ -79,7 +79,10 @@ _ABOUT_ITSELF: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 # night! How can I assist you today?" and "thank you" with three sentences.
 _SOCIAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(rf"^(?:(?:ok|okay|oh|great|brilliant|lovely|perfect|cool|nice|right)\s+)*"
-                rf"(?:{said})(?:\s+(?:so much|very much|a lot|mate|again|{{name}}))*[.!]*$"), reply)
+                rf"(?:{said})(?:\s+(?:so much|very much|a lot|mate|again|{{name}}))*"
+                # "thanks that's all": the reply, not the model's three sentences
+                r"(?:\s+(?:that's all|thats all|that's it|thats it|that will be all"
+                r"|that's everything|for now|i'm done|im done))*[.!]*$"), reply)
     for said, reply in (
         (r"thanks|thank you|thank u|cheers|ta|much appreciated|thanks a lot", "You're welcome."),
         (r"good ?night|night night|nighty night|sleep well", "Good night."),
