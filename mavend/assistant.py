@@ -35,6 +35,7 @@ from mavend.handlers import (
 from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.home.devices import chosen
+from mavend.language.disfluency import said_once
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import parse_list_command, split_list_command
 from mavend.lists.focus import ListFocus
@@ -205,6 +206,8 @@ class Assistant:
     ) -> tuple[Decision | None, Reply]:
         utterance = text.strip()
         said = self._plain(utterance)
+        if (once := said_once(said)) != said:  # the command written twice by the recogniser
+            utterance = said = once
         if not said:
             return None, Reply("I didn't catch anything.", Outcome.ASKED)
         # Every handler learns the session: a question asked here is answered only here.

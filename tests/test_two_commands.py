@@ -58,3 +58,21 @@ def test_a_second_reminder_said_without_remind_me_is_a_reminder(tmp_path: Path) 
     assert sorted((r.fire_at.hour, r.text) for r in pending) == [
         (18, "feed the cat"), (20, "give her the pills"),
     ]
+
+
+def test_a_command_written_twice_is_one_command(tmp_path) -> None:
+    """Whisper, prompted with the grammar's words, once wrote "set a timer for two hours,
+    set a timer for 2 hours": it set a timer named "two hours set a". One timer, 2 hours."""
+    from datetime import datetime
+
+    from mavend.language.disfluency import said_once
+    from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
+
+    assert said_once("set a timer for two hours set a timer for 2 hours") == (
+        "set a timer for 2 hours")
+    assert said_once("remind me to call mum and call mum") == "remind me to call mum and call mum"
+    now = datetime(2026, 12, 2, 15, 0, tzinfo=TZ)
+    helper = make_assistant(kit_settings(tmp_path), clock=MovableClock(now))
+    reply = helper.handle_text("Set a timer for two hours, set a timer for 2 hours.").reply
+    (timer,) = helper.ctx.reminders.active()
+    assert timer.name is None and (timer.fire_at - now).total_seconds() == 2 * 3600, reply.text

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from mavend.language.numbers import TEENS, TENS, UNITS
+
 _FILLERS = re.compile(r"\b(?:uh+|um+|uhm+|er+|erm+|hmm+|mm+|ah+)\b")
 # "can you can you", "turn the turn the", "the the": a run said twice in a row.
 _RESTART = re.compile(r"\b((?:\w+ ){0,2}\w+) \1\b")
@@ -29,3 +31,16 @@ def fluent(text: str) -> str:
     for pattern, meant in _MISHEARD:
         said = pattern.sub(meant, said)
     return " ".join(said.split())
+
+
+def said_once(text: str) -> str:
+    """`text` (normalized) said twice in a row, as once: "set a timer for two hours set a
+    timer for 2 hours" (Whisper wrote the command twice, once in words, once in digits) is
+    "set a timer for 2 hours". Anything else is returned as it is."""
+    words = text.split()
+    half = len(words) // 2
+    if half < 3 or len(words) % 2:
+        return text
+    numbers = {**UNITS, **TEENS, **TENS}
+    same = [str(numbers.get(w, w)) for w in words]
+    return " ".join(words[half:]) if same[:half] == same[half:] else text
