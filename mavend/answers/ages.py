@@ -11,7 +11,6 @@ asked "how old am i if i was born in 1985", said it did not know; this is subtra
 
 from __future__ import annotations
 
-import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -19,6 +18,7 @@ from datetime import date, datetime
 from dateutil.relativedelta import relativedelta
 
 from mavend.answers.common import Answer
+from mavend.answers.dates import spoken_date
 from mavend.language.timeparse import find_time
 
 SKILL = "ages"
@@ -67,7 +67,7 @@ def parse(numeric: str, now: datetime) -> AgeAsked | None:
 
 def answer(asked: AgeAsked, now: datetime) -> Answer:
     today = now.date()
-    born = f"born {_spoken(asked.born_day)}" if asked.born_day else f"born in {asked.born_year}"
+    born = f"born {spoken_date(asked.born_day)}" if asked.born_day else f"born in {asked.born_year}"
     data: dict[str, object] = {"born": str(asked.born_day or asked.born_year)}
     year = asked.target_year if asked.target_year is not None else today.year
     if year < asked.born_year or (asked.born_day is not None and asked.target_year is None
@@ -77,7 +77,7 @@ def answer(asked: AgeAsked, now: datetime) -> Answer:
         age = asked.target_year - asked.born_year
         if asked.born_day is not None:
             birthday = _birthday_in(asked.born_day, asked.target_year)
-            return Answer(f"Someone {born} turns {age} on {_spoken(birthday)}.", SKILL,
+            return Answer(f"Someone {born} turns {age} on {spoken_date(birthday)}.", SKILL,
                           {**data, "age": age})
         return Answer(f"Someone {born} turns {age} in {asked.target_year}.", SKILL,
                       {**data, "age": age})
@@ -92,7 +92,3 @@ def answer(asked: AgeAsked, now: datetime) -> Answer:
 
 def _birthday_in(born: date, year: int) -> date:
     return born + relativedelta(years=year - born.year)  # 29 February: the 28th
-
-
-def _spoken(day: date) -> str:
-    return f"{day.day} {calendar.month_name[day.month]} {day.year}"

@@ -365,7 +365,7 @@ def _target(question: DateQuestion, now: datetime, looking_back: bool) -> _Targe
         day = _last_year(day)
     if _RELATIVE_DAY.match(question.target):  # "tomorrow", "next friday": said as such
         return _Target(question.target, day, holiday=False)
-    return _Target(_spoken_date(day, with_year=day.year != today.year), day, holiday=False)
+    return _Target(spoken_date(day, with_year=day.year != today.year), day, holiday=False)
 
 
 def _named_plain(target: str) -> str:
@@ -402,7 +402,8 @@ def _month_number(word: str) -> int:
     raise _BadDate(f"I don't know the month {word}.")
 
 
-def _spoken_date(day: date, *, with_year: bool = True, weekday: bool = False) -> str:
+def spoken_date(day: date, *, with_year: bool = True, weekday: bool = False) -> str:
+    """"25 December 2026", "Friday, 25 December" (with `weekday`, without the year)."""
     text = f"{day.day} {calendar.month_name[day.month]}"
     if with_year:
         text += f" {day.year}"
@@ -411,7 +412,7 @@ def _spoken_date(day: date, *, with_year: bool = True, weekday: bool = False) ->
 
 def _until(target: _Target, today: date, unit: str) -> Answer:
     days = (target.day - today).days
-    on = _spoken_date(target.day, with_year=target.day.year != today.year, weekday=True)
+    on = spoken_date(target.day, with_year=target.day.year != today.year, weekday=True)
     data = {"target": target.name, "date": target.day.isoformat(), "days": days,
             "weekday": calendar.day_name[target.day.weekday()]}
     name = _capital(target.name)
@@ -450,7 +451,7 @@ def _between(question: DateQuestion, now: datetime) -> Answer:
 
 def _named(target: _Target, day: date) -> str:
     """ "Christmas (25 December 2026)"; a date said as a date, once."""
-    said = _spoken_date(day)
+    said = spoken_date(day)
     return f"{target.name} ({said})" if target.holiday else said
 
 
@@ -481,7 +482,7 @@ def _since(target: _Target, today: date, unit: str) -> Answer:
         return Answer(f"{name} is today.", SKILL, data)
     text = f"{name} was {_span(target.day, today, days, unit)} ago"
     if target.holiday:
-        text += f", on {_spoken_date(target.day, weekday=True)}"
+        text += f", on {spoken_date(target.day, weekday=True)}"
     elif unit == "days" and days >= 365:
         text += f": {_calendar_span(target.day, today)}"
     return Answer(text + ".", SKILL, data)
@@ -529,7 +530,7 @@ def _weekday(target: _Target, today: date, guess: str) -> Answer:
     tense = "was" if target.day < today else "is"
     if target.day > today and target.day.year != today.year:
         tense = "will be"
-    said = _spoken_date(target.day, with_year=True)
+    said = spoken_date(target.day, with_year=True)
     if _RELATIVE_DAY.match(target.name):
         name = "today" if target.day == today else target.name
         if _WEEKDAY_WORD.search(name):  # "Last Friday was 4 December", not "... Friday, 4 ..."
@@ -573,7 +574,7 @@ def _offset(question: DateQuestion, now: datetime) -> Answer:
     except (OverflowError, ValueError):
         return Answer("That's too far from today for me to work out.", SKILL,
                       {"error": "too far"})
-    said = _spoken_date(day, with_year=True, weekday=True)
+    said = spoken_date(day, with_year=True, weekday=True)
     span = f"{count} {plural(count, unit)}"
     text = f"{span} ago it was {said}." if back else f"In {span} it will be {said}."
     return Answer(_capital(text), SKILL, {"date": day.isoformat(),
