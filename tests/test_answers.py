@@ -500,7 +500,7 @@ NOT_OURS = [
     "remind me in 10 minutes to check the oven", "wake me up in 8 hours",
     "set the thermostat to 20 degrees", "turn the volume up to 5", "what is the temperature "
     "in the kitchen", "is the garage door open", "turn on the tv", "play some music",
-    "tell me a joke", "what is the capital of france", "what is 5",
+    "tell me a joke", "who painted the mona lisa", "what is 5",
     "what is 2 plus", "how long until the pizza is ready", "what time is it in the kitchen",
     "set an alarm for 7 tomorrow", "cancel my 3 o'clock reminder", "how many items on my list",
     "add 2 pints of milk to the list", "what did I say about the car", "snooze for 5 minutes",

@@ -98,6 +98,21 @@ def test_add_and_take_off_time(assistant: Assistant) -> None:
     )
 
 
+def test_more_time_said_as_another_or_an_extra(assistant: Assistant) -> None:
+    """'add another two minutes' and 'give it an extra five' were refused as acts."""
+    say(assistant, "set a pasta timer for eleven minutes")
+    assert say(assistant, "add another two minutes to the pasta timer").text == (
+        "Added 2 minutes to the pasta timer: 13 minutes left, until 18:13:00."
+    )
+    assert say(assistant, "give it an extra five minutes").text.startswith(
+        "Added 5 minutes to the pasta timer"
+    )
+    assert say(assistant, "put another minute on the timer").text.startswith(
+        "Added 1 minute to the pasta timer"
+    )
+    assert timers(assistant)["pasta"]["fire_at"][11:19] == "18:19:00"
+
+
 def test_it_is_the_only_timer_and_two_are_asked_about(assistant: Assistant) -> None:
     say(assistant, "set a timer for ten minutes")
     paused = say(assistant, "pause it")

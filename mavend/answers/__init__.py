@@ -5,7 +5,9 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Ten skills, tried in this order (the first whose shape the text has takes it):
+Eleven skills, tried in this order (the first whose shape the text has takes it):
+    countries  a country's capital, currency, continent, size, people, dialling code,
+           neighbours, from GeoNames' table; a city's population (countries.py)
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
     chance a coin, dice, a number or one of a few things, drawn (chance.py)
@@ -36,6 +38,7 @@ from mavend.answers import (
     calc,
     chance,
     clock,
+    countries,
     dates,
     live,
     numberfacts,
@@ -80,6 +83,8 @@ class Answers:
             return ages.answer(question, now)
         if skill == "clock":
             return clock.answer(question, now, self.places)
+        if skill == "countries":  # None when the place is no country: general knowledge
+            return countries.answer(question, self.places, now.date())
         if skill == "yearfacts":
             return yearfacts.answer(question, now)
         if skill == "dates":
@@ -103,6 +108,9 @@ class Answers:
         said = read(text)
         if not said.plain:
             return None
+        # before live: "what currency do they use in japan" is no exchange rate
+        if (question := countries.parse(said.plain)) is not None:
+            return "countries", question
         if (question := live.parse(said.plain, now.date())) is not None:
             return "live", question
         if (question := chance.parse(said)) is not None:

@@ -22,6 +22,7 @@ _COUNTRY_ALIASES = {
     "wales": "GB", "northern ireland": "GB", "holland": "NL", "the netherlands": "NL",
     "korea": "KR", "uae": "AE", "the uae": "AE", "emirates": "AE", "czech republic": "CZ",
     "ivory coast": "CI", "burma": "MM", "the philippines": "PH", "vatican": "VA",
+    "drc": "CD", "dr congo": "CD", "south korea": "KR", "north korea": "KP",
 }
 # Zone names people say that are not IANA names. "EST" in July means New York's time,
 # not a fixed UTC-5, so the abbreviations map to the zones that observe them.
@@ -54,6 +55,27 @@ class Place:
     zone_name: str  # the IANA name, or "UTC+02:00" for a fixed offset
     country: str = ""  # ISO code, "" for a zone
     note: str = ""  # said after the time: "the capital; the United States has several zones"
+
+
+@dataclass(frozen=True)
+class Country:
+    code: str  # ISO 3166 alpha-2
+    label: str  # as a reply names it: "Japan", "the United Kingdom"
+    record: dict  # GeoNames' row: capital, currencycode, population, areakm2, phone, ...
+    also_a_state: bool = False  # "georgia": a US state of that name too
+
+
+# Country names said with "the" in front ("the United Kingdom", "the Netherlands").
+_TAKES_THE = re.compile(r"united |.* (?:islands|republic|of the congo)$|(?:netherlands"
+                        r"|philippines|bahamas|gambia|maldives|czech republic)$")
+_UK_NATIONS = frozenset({"england", "scotland", "wales", "northern ireland"})
+
+
+def country_label(name: str) -> str:
+    """How a reply names a country mid-sentence: "the Netherlands", "the United States"."""
+    if name.startswith("The "):
+        return "the " + name[4:]
+    return f"the {name}" if _TAKES_THE.match(name.lower()) else name
 
 
 @dataclass(frozen=True)
@@ -128,6 +150,7 @@ class Places:
             self._country_names.update(_COUNTRY_ALIASES)
             for name, code in list(self._country_names.items()):
                 self._country_names.setdefault(f"the {name}", code)
+                self._country_names.setdefault(name.removeprefix("the "), code)
             for code, state in cache.get_us_states().items():
                 self._states[normal(state["name"])] = code
                 self._states[code.lower()] = code
@@ -174,6 +197,29 @@ class Places:
             return None
         return Place(zone_name, ZoneInfo(zone_name), zone_name)
 
+    def country(self, spoken: str) -> Country | None:
+        """The country `spoken` names, with GeoNames' record of it, or None. The UK's
+        nations are no country here ("the capital of scotland" is not London's)."""
+        self.load()
+        name = normal(spoken)
+        code = self._country_names.get(name)
+        if code is None or name.removeprefix("the ") in _UK_NATIONS:
+            return None
+        record = self._countries[code]
+        return Country(code, country_label(record["name"]), record,
+                       also_a_state=name in self._states)
+
+    def country_name(self, code: str) -> str:
+        self.load()
+        record = self._countries.get(code)
+        return country_label(record["name"]) if record else code
+
+    def city_population(self, spoken: str) -> tuple[str, int] | None:
+        """(name, population) of the likeliest city called `spoken`, or None."""
+        self.load()
+        cities = self._cities(normal(spoken))
+        return (cities[0].name, cities[0].population) if cities else None
+
     def _country(self, name: str) -> Place | None:
         code = self._country_names.get(name)
         if code is None:
@@ -182,8 +228,7 @@ class Places:
         cities = self._by_country.get(code, [])
         zones = {c.timezone for c in cities}
         label = country["name"]
-        the = "the " if re.match(r"united |.* (?:islands|republic)$|(?:netherlands|philippines|"
-                                 r"bahamas|gambia|maldives)$", label.lower()) else ""
+        the = "the " if _TAKES_THE.match(label.lower()) else ""
         if len(zones) == 1:
             zone_name = zones.pop()
             return Place(the + label, ZoneInfo(zone_name), zone_name, code)

@@ -36,6 +36,7 @@ from mavend.conversation.ellipsis import (
 from mavend.language.reminder_kinds import REQUEST_WORDS, reminder_kind
 from mavend.language.timeparse import find_time
 from mavend.router.decision import Clarify, Decision, Intent, Source, Stage
+from mavend.smalltalk import asked_for, one_more
 from mavend.state.records import SessionState
 from mavend.state.store import Store
 
@@ -100,6 +101,8 @@ class Conversation:
                 return Continuation(continued, note)
         if (summed := self._sum_carried_on(router, utterance, topic, said, now)) is not None:
             return summed
+        if (again := self._one_more(router, utterance, topic, said, now)) is not None:
+            return again
         finder = _finder(now)
         if topic.asked and topic.intent == Intent.REMINDER:
             # The answer to "What time should the alarm go off?" is read as an alarm's
@@ -141,6 +144,22 @@ class Conversation:
                            source=Source.GENERAL, source_anchored=False)
         log.info("%r carries on the sum %r as %r", said, topic.sum, asked)
         return Continuation(decision, asked)
+
+    def _one_more(
+        self, router: Any, utterance: str, topic: Topic, said: str, now: datetime
+    ) -> Continuation | None:
+        """"another one" right after a joke or a fun fact: the same request again (the
+        teller skips what it told lately)."""
+        if not 0 <= now.timestamp() - topic.at <= self.window_s or not one_more(said):
+            return None
+        if topic.intent not in (Intent.CHAT, Intent.QUERY) or asked_for(topic.text) is None:
+            return None
+        decision = router.decide_as(topic.text, Intent(topic.intent),
+                                    confidence=topic.confidence, decided_by=DECIDED_BY)
+        decision = replace(decision, utterance=utterance, continued=True)
+        if decision.intent is Intent.QUERY:
+            decision = replace(decision, source=Source.GENERAL, source_anchored=False)
+        return Continuation(decision, topic.text)
 
     def _decide(self, router: Any, utterance: str, topic: Topic, rebuilt: Rebuilt) -> Decision:
         """Stage 2 for the rebuilt words, exactly as for a routed turn: the act and its

@@ -37,6 +37,7 @@ from mavend.router.decision import Decision, Intent, Source, Stage
 from mavend.router.gate import is_fragment
 from mavend.router.grammar import normalize
 from mavend.router.slots import asks_for_reminder, parse_number
+from mavend.smalltalk import asked_for
 
 # Finds the time words in a text: mavend.language.timeparse.find_time with `now` bound
 # (its result's `phrase` is the words as said, its `kind` "time", "date", ...).
@@ -283,6 +284,8 @@ def topic_of(
         slot = names[0] if names else ""
         args = dict(decision.slots.args)
         return replace(base, fn=decision.slots.fn, args=args, slot=slot, obj=args.get(slot, ""))
+    if decision.intent is Intent.CHAT and asked_for(said) is not None:
+        return base  # a joke or a fun fact: "another one" next asks for one more
     if decision.intent is Intent.SYSTEM and decision.slots.fn in REPEATABLE_SYSTEM:
         return replace(base, fn=decision.slots.fn)
     if decision.intent in (Intent.NOTE, Intent.FACT):

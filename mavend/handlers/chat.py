@@ -13,6 +13,7 @@ import re
 
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, Outcome, Reply
 from mavend.handlers.persona import Persona
+from mavend.smalltalk import SmallTalk
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,7 @@ class ChatHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
         self.persona = Persona.of(ctx.settings)
+        self.smalltalk = SmallTalk()
 
     def messages(self, text: str) -> list[dict[str, str]]:
         """What the model is asked: the persona's system turn at this moment, then `text`."""
@@ -52,6 +54,8 @@ class ChatHandler:
             return Reply(known, data={"identity": True})
         if (social := self.persona.social_answer(text)) is not None:
             return Reply(social, data={"social": True})
+        if (known := self.smalltalk.reply(text)) is not None:  # a feeling, a joke, a fact
+            return Reply(known, data={"smalltalk": True})
         if _HOW_TO.match(text.lower().strip()) and self.ctx.settings.llm.backend == "local":
             return Reply(NO_STEPS, data={"how_to": True})
         llm = self.ctx.chat_llm()

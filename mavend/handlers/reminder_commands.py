@@ -104,11 +104,14 @@ _RESUME = re.compile(
     r"(?P<target>.+)|"
     r"(?:start|set) (?P<target2>.+?) (?:going )?again)$"
 )
+# "add another two minutes", "give it an extra five": the amount said as more of it.
+_EXTRA = r"(?:another |an extra |an additional |a further |extra )?"
 _ADD = re.compile(
-    rf"{_POLITE}(?:add|put) (?P<amount>.+?) (?:more )?(?:to|onto|on to|on) (?P<target>.+)$"
+    rf"{_POLITE}(?:add|put) {_EXTRA}(?P<amount>.+?) (?:more |extra )?(?:to|onto|on to|on) "
+    r"(?P<target>.+)$"
 )
 _GIVE = re.compile(
-    rf"{_POLITE}give (?P<target>.+? timer|it|that) (?P<amount>.+?)(?: more| extra)?$"
+    rf"{_POLITE}give (?P<target>.+? timer|it|that) {_EXTRA}(?P<amount>.+?)(?: more| extra)?$"
 )
 _TAKE = re.compile(
     rf"{_POLITE}(?:take|knock|shave|remove|subtract|cut) (?P<amount>.+?) (?:off|from) "
@@ -396,7 +399,8 @@ def _timer_edits(said: str) -> ReminderCommand | None:
     for pattern, sign in ((_ADD, 1), (_GIVE, 1), (_TAKE, -1)):
         if m := pattern.match(said):
             what, pronoun, kind = _target(m["target"])
-            length = duration_of(m["amount"])
+            # "another minute": the article went with "another".
+            length = duration_of(m["amount"]) or duration_of(f"a {m['amount']}")
             if length is None or not (pronoun or _has_noun(what)):
                 continue
             return ReminderCommand("add_time", what=what, pronoun=pronoun, kind=kind or "timer",

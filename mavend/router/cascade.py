@@ -28,6 +28,7 @@ from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
 from mavend.router.statement import asks_whether, is_statement
+from mavend.smalltalk import is_feeling
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +204,9 @@ class Router:
         if computed is not None:
             trace.timed("answers", started)
             return computed, trace
+        if is_feeling(text):  # "i'm so tired today": a kind word back, not a note kept
+            trace.timed("grammar", started)
+            return _feeling(utterance, text), trace
         snapped = self.grammar.snap(utterance) if self.snap else None
         if snapped is not None:
             trace.timed("snap", started)
@@ -553,3 +557,15 @@ def _decline(utterance: str, picked: Pick) -> Decision:
 
 def _with_clarify(decision: Decision, clarify: Clarify) -> Decision:
     return replace(decision, stage=Stage.GATED, clarify=clarify)
+
+
+def _feeling(utterance: str, text: str) -> Decision:
+    """A feeling said on its own (mavend.smalltalk): chat, answered without the model."""
+    return Decision(
+        utterance=utterance,
+        stage=Stage.GRAMMAR,
+        intent=Intent.CHAT,
+        confidence=1.0,
+        slots=Slots(text=text.strip()),
+        decided_by="smalltalk:feeling",
+    )
