@@ -27,6 +27,7 @@ from mavend.config import (
     ActSlot,
     ActSpec,
     ActsSettings,
+    LlmSettings,
     NotificationSettings,
     ReminderSettings,
     Settings,
@@ -85,6 +86,11 @@ def harmless_acts(marker: Path) -> ActsSettings:
             ),
         ),
     )
+
+
+# The model's own knowledge said as an answer: tests of what reaches the model (the
+# personal boundary, the prompt) need it reached; with the shipped 0.5B, "auto" is off.
+WORLD_ON = LlmSettings(general_knowledge="on")
 
 
 def kit_settings(tmp_path: Path, **sections: object) -> Settings:

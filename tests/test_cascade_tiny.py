@@ -15,6 +15,7 @@ from mavend.router.classifier import CentroidClassifier, Example, HashingEmbedde
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar
 from mavend.router.llm import LlmRouter
+from mavend.router.llm.local import PREFIX_CACHES_KEPT
 from mavend.router.slots import SlotExtractor
 from tests.scripted import NOW
 from tests.tiny_gguf import write_tiny_qwen2_gguf
@@ -123,3 +124,17 @@ def test_the_evaluated_prefix_is_cached_on_disk_and_restored(tmp_path: Path) -> 
     third = LlmRouter(path, settings, ActsSettings(), prefix_cache_dir=tmp_path / "cache")
     assert third.route("what is the weather today").intent == route_first.intent
     third.close()
+
+    # Another prompt's snapshot is written beside it, not over it (two configs used in turn
+    # each rebuilt theirs); past PREFIX_CACHES_KEPT the least recently used go.
+    for n_ctx in (7168, 9216, 10240):
+        other_settings = RouterSettings(llm_threads=1, llm_context=n_ctx, llm_max_tokens=1024,
+                                        llm_timeout_s=30.0)
+        other = LlmRouter(path, other_settings, ActsSettings(),
+                          prefix_cache_dir=tmp_path / "cache")
+        other.warm_up()
+        other.close()
+        if n_ctx == 7168:
+            assert cached.exists() and len(list(cached.parent.glob("*.kv"))) == 2
+    assert not cached.exists()
+    assert len(list(cached.parent.glob("router-prefix-*.kv"))) == PREFIX_CACHES_KEPT

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 
 from mavend.config import ActsSettings, LlmSettings, RouterSettings, Settings, WakeWordSettings
-from mavend.handlers.chat import ChatHandler
+from mavend.handlers.chat import NO_FACTS, ChatHandler, first_sentences, knows_facts
 from mavend.handlers.common import HandlerContext
 from mavend.handlers.persona import FALLBACK_NAME, Persona, claims_a_maker, wake_name
 from mavend.router.decision import Intent
 from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.scripted import Route, ScriptedLlm
-from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant
+from tests.state_kit import TZ, WORLD_ON, MovableClock, ScriptedChat, kit_settings, make_assistant
 
 QWEN = "qwen2.5-0.5b-instruct-q4_k_m"
 # A Saturday morning in March, Berlin winter time (UTC+1).
@@ -51,7 +51,8 @@ def system_turn(chat: ScriptedChat) -> str:
 def test_chat_and_world_questions_carry_the_wake_name_and_the_clock(
     tmp_path: Path, utterance: str
 ) -> None:
-    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    settings = kit_settings(tmp_path, llm=WORLD_ON,
+                            router=RouterSettings(wake_words=("hey nova", "nova")))
     chat = ScriptedChat(answers=["Fine, thanks."])
     turn = assistant_with(settings, chat).handle_text(utterance)
     assert turn.reply.text == "Fine, thanks."
@@ -64,7 +65,7 @@ def test_chat_and_world_questions_carry_the_wake_name_and_the_clock(
 
 
 def test_the_clock_in_the_prompt_is_the_moment_of_the_question(tmp_path: Path) -> None:
-    settings = kit_settings(tmp_path)
+    settings = kit_settings(tmp_path, llm=WORLD_ON)
     clock = MovableClock(NOW)
     chat = ScriptedChat(answers=["One.", "Two."])
     assistant = assistant_with(settings, chat, clock)
@@ -80,7 +81,7 @@ def test_the_clock_in_the_prompt_is_the_moment_of_the_question(tmp_path: Path) -
 def test_no_personal_data_reaches_the_prompt_though_the_database_holds_some(
     tmp_path: Path,
 ) -> None:
-    settings = kit_settings(tmp_path)
+    settings = kit_settings(tmp_path, llm=WORLD_ON)
     chat = ScriptedChat(answers=["It's about 330 metres."])
     assistant = assistant_with(settings, chat)
     ctx = assistant.ctx
@@ -132,7 +133,7 @@ def test_the_wake_name_comes_from_the_wake_word(
 def test_a_reply_that_claims_a_maker_is_replaced_by_the_assistants_own_line(
     tmp_path: Path, reply: str
 ) -> None:
-    settings = kit_settings(tmp_path)
+    settings = kit_settings(tmp_path, llm=WORLD_ON)
     turn = assistant_with(settings, ScriptedChat(answers=[reply])).handle_text(CHAT_UTTERANCE)
     assert turn.reply.text == "I'm Jarvis, a voice assistant running privately on this computer."
     assert claims_a_maker(reply)
@@ -163,7 +164,8 @@ def test_the_real_model_says_its_own_name_and_no_company(tmp_path: Path) -> None
     from mavend.router.llm import LlmRouter
 
     path = require_model(QWEN)
-    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    settings = kit_settings(tmp_path, llm=WORLD_ON,
+                            router=RouterSettings(wake_words=("hey nova", "nova")))
     # Correctness, not speed: a generous deadline keeps a busy box from failing the test.
     llm = LlmRouter(path, RouterSettings(llm_timeout_s=120.0), ActsSettings())
     store = Store.open(settings)
@@ -195,7 +197,7 @@ def test_the_real_model_says_its_own_name_and_no_company(tmp_path: Path) -> None
 def test_questions_about_itself_are_answered_without_a_model(
     tmp_path: Path, question: str, no: bool
 ) -> None:
-    settings = kit_settings(tmp_path)
+    settings = kit_settings(tmp_path, llm=WORLD_ON)
     chat = ScriptedChat(answers=["Yes, I am ChatGPT, made by OpenAI."])
     store = Store.open(settings)
     ctx = HandlerContext(
@@ -226,7 +228,8 @@ def test_other_questions_still_reach_the_model(question: str) -> None:
 def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str,
                                                        reply: str) -> None:
     """The 0.5B model answered "good night" with "How can I assist you today?"."""
-    settings = kit_settings(tmp_path, router=RouterSettings(wake_words=("hey nova", "nova")))
+    settings = kit_settings(tmp_path, llm=WORLD_ON,
+                            router=RouterSettings(wake_words=("hey nova", "nova")))
     chat = ScriptedChat(answers=["Good night! How can I assist you today?"])
     a = make_assistant(settings, clock=MovableClock(NOW),
                        llm=ScriptedLlm({said: Route(Intent.CHAT, 0.95)}), chat=chat)
@@ -273,3 +276,61 @@ def test_a_server_the_owner_chose_is_asked_for_steps(tmp_path: Path) -> None:
     server = LlmSettings(backend="openai", base_url="http://127.0.0.1:8080")
     reply = _answered(tmp_path, "how do i boil an egg", chat, llm=server)
     assert len(chat.calls) == 1 and reply.text == "Boil it for eight minutes."
+
+
+# General knowledge from the shipped 0.5B model: 29 of 60 plain facts right (BENCHMARKS).
+@pytest.mark.parametrize(
+    ("llm", "said"),
+    [
+        (LlmSettings(), False),  # auto, the shipped local model: not said
+        (LlmSettings(general_knowledge="on"), True),
+        (LlmSettings(general_knowledge="off", backend="openai",
+                     base_url="http://127.0.0.1:9"), False),
+        (LlmSettings(backend="openai", base_url="http://127.0.0.1:9"), True),  # auto, a server
+    ],
+)
+def test_the_models_own_facts_are_said_only_where_they_measured_good_enough(
+    tmp_path: Path, llm: LlmSettings, said: bool
+) -> None:
+    chat = ScriptedChat(answers=["A spider has four legs.", "Cats are good company."])
+    settings = kit_settings(tmp_path, llm=llm)
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        handler = ChatHandler(ctx)
+        fact = handler.answer("how many legs does a spider have", factual=True)
+        talk = handler.answer("what do you think about cats")
+    finally:
+        store.close()
+    if said:
+        assert fact.text == "A spider has four legs."
+    else:
+        assert fact.text == NO_FACTS and fact.data == {"general_knowledge": False}
+    # talk is the model's either way: only facts about the world are held back
+    assert talk.text == ("Cats are good company." if said else "A spider has four legs.")
+    assert len(chat.calls) == (2 if said else 1)
+
+
+def test_a_local_model_the_owner_picked_is_not_held_back(tmp_path: Path) -> None:
+    picked = kit_settings(tmp_path, router=RouterSettings(llm_model="/models/qwen3-8b.gguf"))
+    shipped = kit_settings(tmp_path, router=RouterSettings(
+        llm_model="/somewhere/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf"))
+    assert knows_facts(picked) and not knows_facts(shipped)
+
+
+def test_a_long_reply_is_cut_to_its_first_two_sentences(tmp_path: Path) -> None:
+    """The 0.5B model, asked for one or two sentences, wrote five about cats."""
+    chat = ScriptedChat(answers=["Cats are independent. They sleep a lot. They purr. The end."])
+    settings = kit_settings(tmp_path)
+    store = Store.open(settings)
+    ctx = HandlerContext(settings=settings, store=store, tz=TZ, clock=MovableClock(NOW),
+                         chat_llm=lambda: chat)
+    try:
+        reply = ChatHandler(ctx).answer("what do you think about cats")
+    finally:
+        store.close()
+    assert reply.text == "Cats are independent. They sleep a lot."
+    assert reply.data["truncated"] is True
+    assert first_sentences("It was written by J.R.R. Tolkien. He was born in 1892.", 1) == (
+        "It was written by J.R.R. Tolkien.", True)

@@ -19,6 +19,7 @@ import pytest
 from mavend.config import Settings
 from mavend.errors import ModelMissingError
 from mavend.router.classifier import (
+    CACHES_KEPT,
     LABELS,
     OUT_OF_SCOPE,
     CentroidClassifier,
@@ -265,9 +266,16 @@ def test_embedding_cache_round_trips(tmp_path: Path) -> None:
     changed = [*SMALL, Example("one more", C)]
     _, hit = cached_embeddings(emb, changed, tmp_path)
     assert not hit
-    assert len(list(tmp_path.glob("intent-embeddings-*.npy"))) == 1  # the stale one went
+    # The last few used are kept: two embedders used in turn each find their own again.
+    assert len(list(tmp_path.glob("intent-embeddings-*.npy"))) == 2
+    assert cached_embeddings(emb, SMALL, tmp_path)[1]
+    for n in range(CACHES_KEPT + 2):
+        cached_embeddings(emb, [*SMALL, Example(f"more {n}", C)], tmp_path)
+    assert len(list(tmp_path.glob("intent-embeddings-*.npy"))) == CACHES_KEPT
+    assert not cached_embeddings(emb, SMALL, tmp_path)[1]  # the oldest went
 
-    next(tmp_path.glob("intent-embeddings-*.npy")).write_bytes(b"garbage")
+    for cache in tmp_path.glob("intent-embeddings-*.npy"):
+        cache.write_bytes(b"garbage")
     vectors, hit = cached_embeddings(emb, changed, tmp_path)
     assert not hit and vectors.shape == (len(changed), emb.dim)
 

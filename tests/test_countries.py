@@ -18,7 +18,7 @@ from mavend.answers import countries
 from mavend.answers.places import Places
 from mavend.router.decision import Intent
 from tests.scripted import Classified, ScriptedClassifier
-from tests.state_kit import TZ, MovableClock, ScriptedChat, kit_settings, make_assistant
+from tests.state_kit import TZ, WORLD_ON, MovableClock, ScriptedChat, kit_settings, make_assistant
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=TZ)
 WRONG = "The answer is Nepal."
@@ -52,7 +52,7 @@ def test_a_country_fact_is_read_from_the_table(tmp_path: Path, question: str,
                                                reply: str) -> None:
     chat = ScriptedChat(answers=[WRONG] * 3)
     routed = Classified(Intent.QUERY, 0.9, {Intent.QUERY: 0.9})
-    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+    a = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), clock=MovableClock(NOW),
                        classifier=ScriptedClassifier({}, routed), chat=chat)
     turn = a.handle_text(question)
     assert turn.reply.text == reply
@@ -62,7 +62,7 @@ def test_a_country_fact_is_read_from_the_table(tmp_path: Path, question: str,
 def test_what_is_no_country_goes_on_to_the_model(tmp_path: Path) -> None:
     chat = ScriptedChat(answers=["The capital of Texas is Austin."])
     routed = Classified(Intent.QUERY, 0.9, {Intent.QUERY: 0.9})
-    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+    a = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), clock=MovableClock(NOW),
                        classifier=ScriptedClassifier({}, routed), chat=chat)
     assert a.handle_text("what is the capital of texas").reply.text == (
         "The capital of Texas is Austin."

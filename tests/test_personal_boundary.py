@@ -28,7 +28,14 @@ from mavend.state.store import Store
 from tests.conftest import require_model
 from tests.remote_llm_kit import FakeServer, hostile_general, is_route_request
 from tests.scripted import Route, ScriptedLlm
-from tests.state_kit import ScriptedChat, kit_router, kit_settings, make_assistant, real_clock
+from tests.state_kit import (
+    WORLD_ON,
+    ScriptedChat,
+    kit_router,
+    kit_settings,
+    make_assistant,
+    real_clock,
+)
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
 BOUNDARY_FILE = Path(__file__).parent / "data" / "router_source" / "personal_boundary.jsonl"
@@ -47,7 +54,7 @@ class AlwaysGeneral(ScriptedLlm):
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return kit_settings(tmp_path)
+    return kit_settings(tmp_path, llm=WORLD_ON)
 
 
 def asked(chat: ScriptedChat) -> list[str]:
@@ -144,7 +151,7 @@ def test_personal_questions_phrased_every_way_stay_home(settings, tmp_path: Path
     # the caught ones to the seam.
     chat = ScriptedChat()
     for number, question in enumerate(questions):
-        own = kit_settings(tmp_path / f"q{number}")
+        own = kit_settings(tmp_path / f"q{number}", llm=WORLD_ON)
         assistant = make_assistant(
             own, llm=AlwaysGeneral(), classifier=classifier, chat=chat, store=Store.open(own)
         )

@@ -45,7 +45,7 @@ from tests.remote_llm_kit import (
     json_answer,
 )
 from tests.scripted import Route, ScriptedLlm
-from tests.state_kit import ScriptedChat, kit_settings, make_assistant
+from tests.state_kit import WORLD_ON, ScriptedChat, kit_settings, make_assistant
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
 DATA = Path(__file__).parent / "data" / "router_source"
@@ -91,7 +91,8 @@ def classifier(tmp_path_factory: pytest.TempPathFactory) -> CentroidClassifier:
 
 def test_a_household_question_routed_as_chat_reaches_no_model(tmp_path: Path) -> None:
     chat = ScriptedChat(answers=["Tuesday, I think."])
-    assistant = make_assistant(kit_settings(tmp_path), llm=Always(ALWAYS_CHAT), chat=chat)
+    assistant = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), llm=Always(ALWAYS_CHAT),
+                               chat=chat)
     for question in ("the bin day", "how old is the dog now", "when is the mot due",
                      "whose turn is it to cook tonight", "how much does dad owe for the tickets"):
         turn = assistant.handle_text(question)
@@ -101,11 +102,13 @@ def test_a_household_question_routed_as_chat_reaches_no_model(tmp_path: Path) ->
 
 
 def test_chat_that_is_not_a_question_about_the_user_still_gets_a_reply(tmp_path: Path) -> None:
-    # ("good morning" is a pleasantry now: answered without the model, test_chat_prompt.py)
-    remarks = ["my day was awful", "tell me a joke", "are you my friend",
+    # ("good morning" is a pleasantry, "my day was awful" a feeling and "tell me a joke"
+    # a joke now: answered without the model, test_chat_prompt.py and test_smalltalk.py)
+    remarks = ["do you like my playlist", "what's your favourite film", "are you my friend",
                "what should i cook tonight"]
     chat = ScriptedChat(answers=[f"reply {n}" for n in range(len(remarks))])
-    assistant = make_assistant(kit_settings(tmp_path), llm=Always(ALWAYS_CHAT), chat=chat)
+    assistant = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), llm=Always(ALWAYS_CHAT),
+                               chat=chat)
     replies = [assistant.handle_text(text).reply.text for text in remarks]
     assert replies == [f"reply {n}" for n in range(len(remarks))]
     assert asked(chat) == remarks
@@ -119,7 +122,7 @@ def test_a_personal_chat_question_is_answered_from_what_is_stored(tmp_path: Path
         "remember that the bin day is thursday": Route(Intent.NOTE),
         "the bin day": Route(Intent.CHAT, 0.99),
     })
-    assistant = make_assistant(kit_settings(tmp_path), llm=llm, chat=chat)
+    assistant = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), llm=llm, chat=chat)
     assistant.handle_text("remember that the bin day is thursday")
     turn = assistant.handle_text("the bin day")
     assert turn.reply.data["recalled"] == ["note:1"]
@@ -130,7 +133,7 @@ def test_a_personal_chat_question_is_answered_from_what_is_stored(tmp_path: Path
 
 def test_a_live_question_about_the_household_is_not_a_live_lookup(tmp_path: Path) -> None:
     chat = ScriptedChat()
-    assistant = make_assistant(kit_settings(tmp_path), llm=ScriptedLlm({}), chat=chat)
+    assistant = make_assistant(kit_settings(tmp_path, llm=WORLD_ON), llm=ScriptedLlm({}), chat=chat)
     turn = assistant.handle_text("what was the score from the kids' match on saturday")
     assert turn.decision.personal and turn.reply.text == DONT_KNOW
     world = assistant.handle_text("what was the score in the arsenal match")
@@ -196,7 +199,7 @@ def test_none_of_the_150_reaches_the_local_model(
     chat = ScriptedChat()
     leaks = []
     for number, question in enumerate(BOUNDARY):
-        settings = kit_settings(tmp_path / f"q{number}")
+        settings = kit_settings(tmp_path / f"q{number}", llm=WORLD_ON)
         store = Store.open(settings)
         assistant = make_assistant(
             settings, llm=Always(route), classifier=classifier, chat=chat, store=store

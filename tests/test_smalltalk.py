@@ -52,6 +52,7 @@ def _kept(a) -> tuple[int, int]:
          "someone you trust."),
         ("ugh i had such a long day", "Sorry you had a long day. I hope what's left of it is "
          "kinder."),
+        ("my day was awful", "Sorry you had an awful day. I hope what's left of it is kinder."),
         ("I'm not feeling well.", "Sorry you're not feeling well. I hope you feel better soon."),
         ("i'm so stressed at the moment", "Sorry you're feeling stressed. I hope things ease up "
          "soon."),

@@ -79,6 +79,12 @@ class LlmSettings:
     # own data are phrased here (plain_answer). On: they are sent, sanitised (control
     # characters stripped, bounded by [memory] recall_*, marked as data, not instructions).
     share_personal: bool = False
+    # Questions about the world ("who wrote hamlet") answered from the model's own
+    # knowledge: "auto" answers them with a server you chose (backend = "openai") or a
+    # local model not measured too weak; the shipped 0.5B model got 29 of 60 plain facts
+    # right (BENCHMARKS "General knowledge"), so with it mavend says it cannot answer
+    # them reliably. "on": always the model's answer; "off": never.
+    general_knowledge: Literal["auto", "on", "off"] = "auto"
 
     @field_validator("base_url")
     @classmethod

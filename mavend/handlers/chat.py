@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import re
+from pathlib import Path
 
+from mavend.config import Settings
 from mavend.handlers.common import REPLY_TIMEOUT_S, HandlerContext, Outcome, Reply
 from mavend.handlers.persona import Persona
 from mavend.smalltalk import SmallTalk
@@ -34,6 +36,20 @@ _HOW_TO = re.compile(
 NO_STEPS = ("I can't give you reliable step-by-step instructions: the language model on "
             "this box is too small to get them right, and I have no source for them.")
 
+# Plain facts about the world each model got right, asked with the persona's prompt
+# (bench/general_knowledge.py on bench/data/general_knowledge.jsonl, our own 60
+# questions). The 0.5B said a spider has four legs and the first man on the moon was
+# James Bond, as confidently as it said Paris is France's capital; its token
+# probabilities did not tell the two apart. Below the bar its facts are not said.
+MEASURED_KNOWLEDGE = {"qwen2.5-0.5b-instruct-q4_k_m": 29 / 60}
+KNOWLEDGE_BAR = 0.9
+# Asked for one or two short sentences, the 0.5B model still wrote five ("what do you think
+# about cats"): a spoken reply says the first two.
+SENTENCES_SAID = 2
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]'\"%][.!?])(?=\s+[A-Z0-9\"'(])")
+NO_FACTS = ("I can't answer that reliably: the language model on this box is too small to "
+            "get facts right, and I have no source to look them up.")
+
 
 class ChatHandler:
     def __init__(self, ctx: HandlerContext):
@@ -48,7 +64,9 @@ class ChatHandler:
             {"role": "user", "content": text},
         ]
 
-    def answer(self, text: str) -> Reply:
+    def answer(self, text: str, *, factual: bool = False) -> Reply:
+        """The reply to `text`; `factual`: a question about the world (routed as a query),
+        which the model answers only where it measured good enough (`knows_facts`)."""
         known = self.persona.identity_answer(text)
         if known is not None:  # "who are you", "are you chatgpt": known, not generated
             return Reply(known, data={"identity": True})
@@ -58,6 +76,8 @@ class ChatHandler:
             return Reply(known, data={"smalltalk": True})
         if _HOW_TO.match(text.lower().strip()) and self.ctx.settings.llm.backend == "local":
             return Reply(NO_STEPS, data={"how_to": True})
+        if factual and not knows_facts(self.ctx.settings):
+            return Reply(NO_FACTS, data={"general_knowledge": False})
         llm = self.ctx.chat_llm()
         if llm is None:
             return Reply(
@@ -83,9 +103,33 @@ class ChatHandler:
             )
         # One paragraph: it is shown in a notification and will be spoken.
         said = " ".join(str(getattr(reply, "text", reply)).split())
+        said, cut = first_sentences(said, SENTENCES_SAID)
         if not said:
             return Reply("Sorry, I have no answer to that.", Outcome.FAILED, "llm_empty")
         checked = self.persona.checked_reply(said, text)
         if checked != said:
             log.info("chat reply claimed a maker; replaced with the assistant's own line")
-        return Reply(checked, data={"truncated": bool(getattr(reply, "truncated", False))})
+        return Reply(checked,
+                     data={"truncated": cut or bool(getattr(reply, "truncated", False))})
+
+
+def first_sentences(text: str, count: int) -> tuple[str, bool]:
+    """The first `count` sentences of `text`, and whether any were left out. A full stop
+    after a capital ("J.R.R. Tolkien") ends no sentence."""
+    ends = [m.end() for m in _SENTENCE_END.finditer(text)]  # between two sentences
+    if len(ends) < count:
+        return text, False
+    return text[: ends[count - 1]].strip(), True
+
+
+def knows_facts(settings: Settings) -> bool:
+    """Is the model's own knowledge said as an answer ([llm] general_knowledge)? "auto":
+    yes for a server the owner chose and for a local model not measured below the bar."""
+    mode = settings.llm.general_knowledge
+    if mode != "auto":
+        return mode == "on"
+    if settings.llm.backend != "local":
+        return True
+    model = Path(settings.router.llm_model).name.lower().removesuffix(".gguf")
+    measured = MEASURED_KNOWLEDGE.get(model)
+    return measured is None or measured >= KNOWLEDGE_BAR

@@ -37,7 +37,7 @@ from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind
 from mavend.language.timeparse import find_time
-from mavend.router.decision import PERSONAL_SOURCES, Decision, Source
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
 from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
 
@@ -156,7 +156,8 @@ class QueryHandler:
         """The one way out to general knowledge, behind the personal boundary."""
         if not boundary_allows_general(decision, question):
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": [], "personal": True})
-        return self.chat.answer(question)
+        # a query is a question about the world; a chat turn is talk
+        return self.chat.answer(question, factual=decision.intent is Intent.QUERY)
 
     def clock(self) -> Reply:
         now = self.ctx.now()

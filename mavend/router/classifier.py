@@ -33,6 +33,7 @@ model's fingerprint, so a warm start skips ~9,000 forward passes (~10 s).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import math
@@ -88,6 +89,7 @@ log = logging.getLogger(__name__)
 _CACHE_PREFIX = "intent-embeddings-"
 # Bump when prepare_text or the cache layout changes: old files stop matching.
 _CACHE_VERSION = "2"
+CACHES_KEPT = 3  # bank vector files kept, the most recently used (~18 MB each)
 _PUNCT = re.compile(r"[^\w\s]+", re.UNICODE)
 _INTENTS: tuple[Intent, ...] = tuple(Intent)
 # Fitted by bench/classifier_bench.py --calibrate on tests/data/router_own (never
@@ -201,6 +203,8 @@ def _read_cache(path: Path, rows: int, dim: int) -> np.ndarray | None:
         return None
     if not np.isfinite(vectors).all():
         return None
+    with contextlib.suppress(OSError):  # used now: the newest to keep (`_write_cache`)
+        os.utime(path)
     return vectors
 
 
@@ -215,9 +219,20 @@ def _write_cache(path: Path, vectors: np.ndarray) -> None:
     except OSError as exc:  # a read-only data dir costs start-up time, nothing else
         log.warning("cannot write embedding cache %s (%s)", path, exc)
         return
-    for stale in path.parent.glob(f"{_CACHE_PREFIX}*.npy"):
-        if stale != path:
-            stale.unlink(missing_ok=True)
+    # The newest few are kept, not only this one: two embedders used in turn (USE alone
+    # by `mavend eval`, USE joined to e5 by the daemon) each rebuilt the bank's vectors
+    # (a minute on two cores) every time the other had run.
+    others = [p for p in path.parent.glob(f"{_CACHE_PREFIX}*.npy") if p != path]
+    others.sort(key=_mtime, reverse=True)
+    for stale in others[CACHES_KEPT - 1:]:
+        stale.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 # --------------------------------------------------------------------------- classifier

@@ -68,11 +68,13 @@ _DAY_WORDS = {
     "good": "good", "great": "good", "lovely": "good", "nice": "good", "wonderful": "good",
     "brilliant": "good", "fantastic": "good", "amazing": "good", "fun": "good",
 }
+_DEGREE_OF_DAY = r"(?:(?:really|very|so|pretty|quite|super|bit of a|a bit|kind of|just)\s+)*"
 _DAY = re.compile(
-    rf"{_LEAD}(?:i'?ve had|i have had|i had|had|it'?s been|it has been|it was|what)\s+"
-    r"(?:such\s+)?(?:a|an)\s+(?:(?:really|very|so|pretty|quite|super|bit of a)\s+)*"
+    rf"{_LEAD}(?:(?:i'?ve had|i have had|i had|had|it'?s been|it has been|it was|what)\s+"
+    rf"(?:such\s+)?(?:a|an)\s+{_DEGREE_OF_DAY}"
     rf"(?P<word>{'|'.join(_DAY_WORDS)})\s+(?P<span>day|week|shift|morning|evening|night)"
-    rf"{_WHEN}$"
+    rf"|(?:my|today'?s|this)\s+(?P<span2>day|week|shift|morning|evening)\s+(?:was|has been|is)"
+    rf"\s+{_DEGREE_OF_DAY}(?P<word2>{'|'.join(_DAY_WORDS)})){_WHEN}$"
 )
 
 
@@ -85,10 +87,15 @@ def reply_to(said: str) -> str | None:
             return "I'm sorry things aren't great. I hope they get better soon."
         return _REPLIES[_WORDS[word]].format(word=word)
     if m := _DAY.match(words):
-        if _DAY_WORDS[m["word"]] == "good":
-            return f"Glad to hear it. I hope the rest of the {m['span']} is as good."
-        return f"Sorry you had a {m['word']} {m['span']}. I hope what's left of it is kinder."
+        word, span = m["word"] or m["word2"], m["span"] or m["span2"]
+        if _DAY_WORDS[word] == "good":
+            return f"Glad to hear it. I hope the rest of the {span} is as good."
+        return f"Sorry you had {_a(word)} {word} {span}. I hope what's left of it is kinder."
     return None
+
+
+def _a(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
 
 
 def _plain(said: str) -> str:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -102,6 +103,7 @@ log = logging.getLogger(__name__)
 # far a prompt eval can overrun; chunk edges are fixed so results repeat (see
 # above). Chunk size hardly changes throughput on CPU (~125 tok/s here).
 EVAL_CHUNK = 64
+PREFIX_CACHES_KEPT = 3  # router prefix snapshots kept, the most recently used
 # A decode step is ~45 ms on two cores; never assume more than this ahead.
 MAX_STEP_LOOKAHEAD_S = 0.2
 
@@ -512,10 +514,13 @@ class LlmRouter:
         if path is None or not path.exists():
             return None
         try:
-            return path.read_bytes()
+            snapshot = path.read_bytes()
         except OSError as exc:
             log.warning("cannot read the LLM prefix cache %s: %s", path, exc)
             return None
+        with contextlib.suppress(OSError):  # used now: among the newest kept
+            os.utime(path)
+        return snapshot
 
     def _write_prefix_cache(self) -> None:
         path = self._prefix_cache_path()
@@ -523,8 +528,13 @@ class LlmRouter:
             return
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            for stale in path.parent.glob("router-prefix-*.kv"):
-                stale.unlink(missing_ok=True)  # an older prompt or model: never valid again
+            # The newest few are kept: two configs used in turn (a home's acts and none,
+            # as the tests and `mavend eval` do) each found theirs gone and spent the
+            # prompt's whole evaluation again. Older ones go: their prompt may never return.
+            others = sorted((p for p in path.parent.glob("router-prefix-*.kv") if p != path),
+                            key=_mtime, reverse=True)
+            for stale in others[PREFIX_CACHES_KEPT - 1:]:
+                stale.unlink(missing_ok=True)
             tmp = path.with_suffix(".tmp")
             tmp.write_bytes(self._snapshot)
             tmp.replace(path)
@@ -624,3 +634,10 @@ class LlmRouter:
 
     def _text(self, tokens: list[int]) -> str:
         return self._llm.detokenize(tokens).decode("utf-8", errors="replace").strip()
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
