@@ -216,6 +216,22 @@ def test_thanksgiving_is_the_fourth_thursday(answers: Answers) -> None:
     assert ask(answers, "when is thanksgiving").data["date"] == fourth_thursday.isoformat()
 
 
+def test_mothers_day_is_the_one_kept_where_the_user_lives() -> None:
+    """ "when is mother's day" was "I don't know: I have nothing stored about that."
+    Britain and Ireland keep Mothering Sunday (three weeks before Easter: 28 March 2027);
+    the US and most others the second Sunday of May."""
+    london = Answers(Settings(), HOME)
+    reply = ask(london, "when is mother's day")
+    assert (reply.text, reply.data["date"]) == (
+        "Mothering Sunday is in 95 days, on Sunday, 7 March 2027.", "2027-03-07")
+    berlin = ZoneInfo("Europe/Berlin")
+    elsewhere = ask(Answers(Settings(), berlin), "when is mothers day",
+                    NOW.astimezone(berlin))
+    assert elsewhere.data["date"] == "2027-05-09"
+    assert ask(london, "when is fathers day").data["date"] == "2027-06-20"
+    assert ask(london, "when is mothering sunday 2030").data["date"] == "2030-03-31"
+
+
 def test_weeks_until(answers: Answers) -> None:
     reply = ask(answers, "how many weeks until easter")
     weeks, days = divmod(_days(date(2027, 3, 28)), 7)

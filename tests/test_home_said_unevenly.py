@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +258,21 @@ def test_a_room_said_to_be_cold_is_warmed_a_step(home: Home) -> None:
     home.say("bump the bedroom heating up to 23")
     assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 23
     assert home.changed() == {"climate.bedroom_radiator"}
+
+
+def test_im_cold_warms_the_room_and_today_is_now(home: Home) -> None:
+    """ "i'm cold" was kept as a note; "i'm cold today" set the act for 09:00 ("OK, I'll
+    i'm cold at 09:00 today")."""
+    home.say("i'm freezing in the bedroom")  # from 20, a step of 1
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 21
+    home.say("i'm so cold in the bedroom today")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 22
+    home.say("i'm too hot in the bedroom")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 21
+    assert home.changed() == {"climate.bedroom_radiator"}
+    with closing(sqlite3.connect(home.assistant.store.path)) as conn:
+        assert conn.execute("SELECT count(*) FROM reminders").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
 
 
 @pytest.mark.parametrize("said", ["did i lock the garage door", "is the garage door locked"])

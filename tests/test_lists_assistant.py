@@ -85,10 +85,13 @@ def test_and_bread_after_an_add_goes_on_the_same_list(tmp_path: Path) -> None:
     a.handle_text("add eggs to the shopping list")
     assert a.handle_text("and bread").decision.decided_by == "list-command"
     a.handle_text("oh and oat milk too")
+    a.handle_text("i need washing up liquid too")  # was the item "i need washing up liquid"
+    assert a.handle_text("oh and i need to call mum too").decision.decided_by != "list-command"
     a.handle_text("add call the plumber to my to do list")
     a.handle_text("and book the dentist")
     assert _items(db) == [
         ("shopping", "eggs", 0), ("shopping", "bread", 0), ("shopping", "oat milk", 0),
+        ("shopping", "washing up liquid", 0),
         ("to-do", "call the plumber", 0), ("to-do", "book the dentist", 0),
     ]
     # Not items: a request of its own, a question; and not after a read or the window.
@@ -99,7 +102,7 @@ def test_and_bread_after_an_add_goes_on_the_same_list(tmp_path: Path) -> None:
     a.handle_text("add jam to the shopping list")
     clock.at += timedelta(seconds=settings.conversation.continuation_s + 1)
     assert a.handle_text("and honey").decision.decided_by != "list-command"
-    assert len(_items(db)) == 6
+    assert len(_items(db)) == 7
 
 
 def test_a_new_list_takes_its_first_items_and_it_means_that_list(tmp_path: Path) -> None:

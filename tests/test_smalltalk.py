@@ -53,6 +53,7 @@ def _kept(a) -> tuple[int, int]:
         ("ugh i had such a long day", "Sorry you had a long day. I hope what's left of it is "
          "kinder."),
         ("my day was awful", "Sorry you had an awful day. I hope what's left of it is kinder."),
+        ("i'm freezing", "Sorry you're cold. I've no heating here I can turn up."),
         ("I'm not feeling well.", "Sorry you're not feeling well. I hope you feel better soon."),
         ("i'm so stressed at the moment", "Sorry you're feeling stressed. I hope things ease up "
          "soon."),
@@ -68,11 +69,12 @@ def test_a_feeling_gets_a_kind_word_and_is_kept_nowhere(tmp_path: Path, said: st
 
 @pytest.mark.parametrize(
     "said",
-    ["i'm cold", "i'm tired of this song", "i'm home", "i'm good", "i feel like pizza",
+    ["i'm cold in the kitchen", "i'm tired of this song", "i'm home", "i'm good",
+     "i feel like pizza",
      "i'm sick of the rain remind me to buy an umbrella", "my son is bored"],
 )
 def test_what_is_not_a_feeling_on_its_own_is_left_to_the_router(said: str) -> None:
-    # "i'm cold" asks for the heating; a feeling with a request after it is the request
+    # a feeling with a room or a request after it is the request (the home grammar's)
     assert not is_feeling(said)
 
 

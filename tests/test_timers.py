@@ -223,3 +223,16 @@ def test_make_it_15_changes_the_timer_just_set(tmp_path) -> None:
     a.handle_text("make it 21")  # "it" is a reminder now: no timer's minutes
     assert sorted(r.fire_at for r in a.ctx.reminders.active()) == [
         now + timedelta(minutes=10), now + timedelta(minutes=20)]
+
+
+def test_an_unnamed_alarm_cancelled_is_said_by_its_time(assistant: Assistant) -> None:
+    """ "turn off my alarm for tomorrow" answered "Cancelled alarm." (which one?)."""
+    say(assistant, "set an alarm for 6 30 tomorrow")
+    say(assistant, "wake me up at 7 on saturday")
+    assert say(assistant, "turn off my alarm for tomorrow").text == (
+        "Cancelled the alarm at 06:30 tomorrow."
+    )
+    with contextlib.closing(sqlite3.connect(assistant.store.path)) as conn:
+        left = conn.execute("SELECT fire_at FROM reminders WHERE kind = 'alarm' "
+                            "AND status = 'pending'").fetchall()
+    assert [row[0][:16] for row in left] == ["2026-12-05T07:00"]

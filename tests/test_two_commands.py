@@ -60,6 +60,28 @@ def test_a_second_reminder_said_without_remind_me_is_a_reminder(tmp_path: Path) 
     ]
 
 
+def test_a_second_time_alone_is_the_same_reminder_again(tmp_path: Path) -> None:
+    """ "remind me to take my pills at 8 am and 8 pm" was one reminder, "take your pills
+    and 8 pm", at 8 am; "in the morning and evening" one called "... and evening"."""
+    from datetime import datetime
+
+    from tests.state_kit import TZ, MovableClock
+
+    a = make_assistant(kit_settings(tmp_path),
+                       clock=MovableClock(datetime(2026, 12, 2, 7, 0, tzinfo=TZ)))
+    a.handle_text("remind me to take my pills at 8 am and 8 pm")
+    a.handle_text("remind me to water the plants tomorrow morning and evening")
+    a.handle_text("wake me up at 6 and at 6 15 tomorrow")
+    pending = a.ctx.reminders.pending()
+    assert sorted((r.fire_at.day, r.fire_at.hour, r.fire_at.minute, r.text)
+                  for r in pending if r.kind != "alarm") == [
+        (2, 8, 0, "take my pills"), (2, 20, 0, "take my pills"),
+        (3, 9, 0, "water the plants"), (3, 19, 0, "water the plants"),
+    ]
+    assert sorted((r.fire_at.day, r.fire_at.hour, r.fire_at.minute)
+                  for r in pending if r.kind == "alarm") == [(3, 6, 0), (3, 6, 15)]
+
+
 def test_a_command_written_twice_is_one_command(tmp_path) -> None:
     """Whisper, prompted with the grammar's words, once wrote "set a timer for two hours,
     set a timer for 2 hours": it set a timer named "two hours set a". One timer, 2 hours."""

@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 
 from dateutil.easter import easter
 from dateutil.relativedelta import TH, relativedelta
-from dateutil.rrule import YEARLY, rrule
+from dateutil.rrule import SU, YEARLY, rrule
 
 from mavend.answers.common import Answer, plural
 from mavend.language.timeparse import resolve_time
@@ -30,6 +30,24 @@ def _thanksgiving(year: int) -> date:
     first = rrule(YEARLY, count=1, bymonth=11, byweekday=TH(4), dtstart=datetime(year, 1, 1))
     return first[0].date()
 
+
+def _nth_sunday(month: int, n: int) -> Callable[[int], date]:
+    def rule(year: int) -> date:
+        found = rrule(YEARLY, count=1, bymonth=month, byweekday=SU(n),
+                      dtstart=datetime(year, 1, 1))
+        return found[0].date()
+    return rule
+
+
+def _mothering_sunday(year: int) -> date:
+    """The UK's and Ireland's Mother's Day: the fourth Sunday of Lent, three weeks before
+    Easter."""
+    return easter(year) - timedelta(days=21)
+
+
+# Where "mother's day" is Mothering Sunday, not May's second Sunday (the user's zone says).
+_MOTHERING_SUNDAY_ZONES = frozenset({"Europe/London", "Europe/Dublin", "Europe/Belfast",
+                                     "Europe/Isle_of_Man", "Europe/Jersey", "Europe/Guernsey"})
 
 # (what people say, the name a reply uses, the date in a given year)
 _HOLIDAYS: tuple[tuple[str, str, Callable[[int], date]], ...] = (
@@ -46,6 +64,10 @@ _HOLIDAYS: tuple[tuple[str, str, Callable[[int], date]], ...] = (
     (r"easter monday", "Easter Monday", lambda y: easter(y) + timedelta(days=1)),
     (r"good friday", "Good Friday", lambda y: easter(y) - timedelta(days=2)),
     (r"(?:us )?thanksgiving(?: day)?", "Thanksgiving", _thanksgiving),
+    (r"mothering sunday|(?:uk|british|english) mothers? day|mothers? day in the uk",
+     "Mothering Sunday", _mothering_sunday),
+    (r"mothers? day", "Mother's Day", _nth_sunday(5, 2)),
+    (r"fathers? day", "Father's Day", _nth_sunday(6, 3)),
 )
 _HOLIDAY_RES = tuple((re.compile(rf"^(?:the )?{p}$"), name, rule) for p, name, rule in _HOLIDAYS)
 _YEAR_AFTER = re.compile(
@@ -345,6 +367,8 @@ def _target(question: DateQuestion, now: datetime, looking_back: bool) -> _Targe
         return _Target(f"your {m.group('name').strip()}", found.day, holiday=True)
     if (holiday := _holiday(said)) is not None:
         name, rule, year, rel = holiday
+        if name == "Mother's Day" and getattr(now.tzinfo, "key", "") in _MOTHERING_SUNDAY_ZONES:
+            name, rule = "Mothering Sunday", _mothering_sunday
         if year is None and rel:
             year = today.year + {"this": 0, "next": 1, "last": -1}[rel]
         if year is not None:

@@ -397,7 +397,10 @@ class ReminderHandler:
                 data=data,
                 changes=changes,
             )
-        return Reply(f"Cancelled {label(reminder)}.", data=data, changes=changes)
+        named = label(reminder)
+        if reminder.kind == "alarm" and named == "alarm":  # "Cancelled alarm." said no which
+            named = f"the alarm at {spoken_time(reminder.fire_at, self.ctx.now())}"
+        return Reply(f"Cancelled {named}.", data=data, changes=changes)
 
     def _one_day(self, reminder: Reminder, day: str, session: str, now: datetime) -> Reply:
         """"cancel my alarm for tomorrow" with a series: that day's occurrence is skipped

@@ -27,7 +27,7 @@ from mavend.handlers.act import ActHandler, check_args, describe
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_duration
 from mavend.handlers.reminder import ReminderHandler, set_change, stated_time
 from mavend.handlers.system import VOLUME_ACTS
-from mavend.language.timeparse import TimeResolution, find_time, lasts
+from mavend.language.timeparse import TimeResolution, bare_today, find_time, lasts
 from mavend.replies import Change
 from mavend.router.decision import Decision, Intent, Slots
 from mavend.router.slots import reminder_task
@@ -76,8 +76,8 @@ class TimedActs:
             return None
         now = self.ctx.now()
         found = find_time(decision.utterance, now)
-        if found is None or found.when <= now:
-            return None
+        if found is None or found.when <= now or bare_today(found):
+            return None  # "turn the heating up today": now, not at the day's 09:00
         args = dict(decision.slots.args)
         if _holds_a_value(found.phrase, args):
             return None  # "put the office heating on 19.5": the degrees, not 19 May

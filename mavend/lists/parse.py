@@ -455,6 +455,11 @@ _MORE = re.compile(
     r"^(?:(?:oh|and|also|plus)\s+)+(?P<a>.+?)(?:\s+(?:too|as well))?$"
     r"|^(?P<b>.+?)\s+(?:too|as well)$"
 )
+_NEED_LEAD = re.compile(
+    r"^(?:(?:i|we)\s+(?:also\s+|still\s+)?(?:need|want|could use|'ll need|will need)"
+    r"|(?:we're|were|we are|i'm|im|i am)\s+(?:also\s+)?out of"
+    r"|(?:we've|weve|we have|i've|ive)\s+(?:also\s+)?(?:run|ran) out of|we ran out of)\s+"
+)
 _NOT_ITEMS = re.compile(
     r"\b(?:remind|timer|alarm|turn|lock|set|play|what|when|where|how|who|why|is|are|do|does|"
     r"delete|remove|cancel|clear|take|tick|cross)\b"
@@ -544,7 +549,11 @@ def more_items(said: str, list_name: str, *, utterance: str = "") -> ListCommand
     match = _MORE.match(normalize(said))
     if match is None:
         return None
-    return _added(_strip(match["a"] or match["b"] or ""), list_name, utterance)
+    # "i need washing up liquid too": the item is the washing up liquid
+    span = _NEED_LEAD.sub("", match["a"] or match["b"] or "")
+    if span.startswith("to "):  # "i need to call mum too": something to do, not to buy
+        return None
+    return _added(_strip(span), list_name, utterance)
 
 
 def _added(span: str, list_name: str, utterance: str) -> ListCommand | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
-from mavend.language.timeparse import find_time, lasts
+from mavend.language.timeparse import bare_today, find_time, lasts
 from mavend.router.around import after_reason, said_instead
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
@@ -271,9 +271,19 @@ class Router:
         the sound off for a while: that is mute, not stop."""
         said = normalize(self.grammar.strip_wake_word(normalize(utterance)))
         found = find_time(said, now)
-        if found is None or found.when <= now:
+        if found is None:
             return None
         phrase = normalize(found.phrase)
+        if bare_today(found):
+            # "i'm cold today", "turn the heating up today": now, not at 09:00 (the day's
+            # default hour, which made "OK, I'll i'm cold at 09:00 today")
+            rest = " ".join(f" {said} ".replace(" today ", " ", 1).split())
+            match = self.grammar.match(rest) if rest else None
+            if match is not None and match.intent is Intent.ACT:
+                return self._from_grammar(utterance, match, now)
+            return None
+        if found.when <= now:
+            return None
         lasting = lasts(found)
         if found.kind == "duration" and not phrase.startswith("for "):
             # "for like twenty minutes", "for about an hour": the hedge is the while's too

@@ -7,7 +7,8 @@ and dad at five" is one reminder, and a half that only a model could read is nev
 split off. A second half that says "another" takes the first's command with its own
 time: "set a timer for 3 minutes and another for 10 minutes" is two timers (it was one,
 named "3 minutes and another", for 10 minutes); one with a time and a task of its own after
-a reminder is a reminder too ("... and at 8 pm to give her the pills").
+a reminder is a reminder too ("... and at 8 pm to give her the pills"), and a time alone
+is the same reminder again ("take my pills at 8 am and 8 pm").
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
         second = grammar.match(right)
         if second is None:
             right = (_another(left, right, now) or _remind_me_too(left, right, now)
+                     or _at_another_time(left, first, right, now)
                      or _same_verb(grammar, left, first, right) or right)
             second = grammar.match(right) if right else None
         if second is None or second.intent is Intent.SYSTEM:
@@ -88,6 +90,35 @@ def _same_verb(grammar: CommandGrammar, left: str, first: GrammarMatch, right: s
     if found is None or found.intent is not Intent.ACT or not found.name.endswith(f"_{verb}"):
         return ""
     return again
+
+
+_AT_TIME = re.compile(r"^(?:at|in|on|by|for)\b")
+_PART_OF_DAY = {"morning": "in the morning", "afternoon": "in the afternoon",
+                "evening": "in the evening", "night": "at night"}
+
+
+def _at_another_time(left: str, first: GrammarMatch, right: str, now: datetime) -> str:
+    """"remind me to take my pills at 8 am and 8 pm", "... in the morning and in the
+    evening": the same reminder again at the second time (it was one reminder, "take your
+    pills and 8 pm"). Only when the second half is a time and nothing else."""
+    if first.intent is not Intent.REMINDER:
+        return ""
+    before = find_time(left, now)
+    if before is None:
+        return ""
+    said = right
+    if right in _PART_OF_DAY:  # "tomorrow morning and evening": tomorrow evening
+        named = re.search(rf"\b(?:{'|'.join(_PART_OF_DAY)})\b", before.phrase)
+        said = (before.phrase[:named.start()] + right + before.phrase[named.end():]
+                if named else _PART_OF_DAY[right])
+    after = find_time(said, now)
+    if after is None or " ".join(after.phrase.split()) != said:
+        return ""
+    lead = _AT_TIME.match(before.phrase)
+    if not _AT_TIME.match(said) and lead and after.kind == "time":
+        said = f"{lead.group(0)} {said}"  # "at 8 am and 8 pm", "an alarm for 6 and 6 30"
+    at = left.rfind(before.phrase)
+    return f"{left[:at]}{said}{left[at + len(before.phrase):]}"
 
 
 def _another(left: str, right: str, now: datetime) -> str:

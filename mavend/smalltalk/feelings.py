@@ -7,8 +7,8 @@
 The 0.5B model echoed these ("I'm bored.") or said "I have no live data for that.", and
 the router kept "i'm so tired today" as a note. A feeling is neither a fact to keep nor
 a question: the reply is known. Only the whole utterance counts (a feeling with anything
-after it, "i'm tired of this song", is routed as said), and warmth or cold is left out:
-"i'm cold" asks for the heating.
+after it, "i'm tired of this song", is routed as said). "i'm cold" asks for the heating: the
+home grammar, which comes first, turns it up where there is one; here only without one.
 """
 
 from __future__ import annotations
@@ -44,6 +44,9 @@ _GROUPS: dict[str, tuple[str, ...]] = {
     "glad": ("happy", "great", "excited", "wonderful", "fantastic", "brilliant", "amazing",
              "over the moon", "in a good mood", "chuffed"),
     "hungry": ("hungry", "starving", "peckish"),
+    # With a thermostat the home grammar takes these first ("i'm cold": the heating up)
+    "cold": ("cold", "freezing", "chilly", "frozen"),
+    "hot": ("too hot", "boiling", "roasting", "so hot", "hot"),
 }
 _REPLIES = {
     "bored": "Sorry you're bored. I can tell you a joke or a fun fact if you ask.",
@@ -53,6 +56,8 @@ _REPLIES = {
     "unwell": "Sorry you're not feeling well. I hope you feel better soon.",
     "glad": "Glad to hear it.",
     "hungry": "Then it sounds like time for something to eat.",
+    "cold": "Sorry you're cold. I've no heating here I can turn up.",
+    "hot": "Sorry you're too hot. I've no heating or fan here I can turn down.",
 }
 _WORDS = {word: group for group, words in _GROUPS.items() for word in words}
 _FEELING = re.compile(

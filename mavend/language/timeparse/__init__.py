@@ -104,6 +104,7 @@ from mavend.language.timeparse.resolve import (
 __all__ = [
     "DEFAULT_TIME",
     "TimeResolution",
+    "bare_today",
     "find_time",
     "lasts",
     "local_zone",
@@ -145,6 +146,12 @@ def lasts(found: TimeResolution) -> bool:
     """Does the time found say how long something lasts ("for an hour", "until six"),
     rather than when it happens ("in an hour", "at six")?"""
     return found.kind == "duration" or _LASTING.match(found.phrase.strip().lower()) is not None
+
+
+def bare_today(found: TimeResolution) -> bool:
+    """Is the time found only "today" (no hour)? For an act that means now: the day's
+    default hour (09:00) made "turn the heating up today" wait until nine."""
+    return found.kind == "date" and " ".join(found.phrase.lower().split()) == "today"
 
 
 def local_zone() -> tzinfo:
