@@ -33,7 +33,7 @@ PACKAGE = ROOT / "mavend"
 # rooms of lower layers only; rooms of one layer do not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("data", "grammars"),  # package data (grammars/ ships as mavend.grammars)
-    ("errors", "addresses", "machine", "workers", "replies", "language"),
+    ("errors", "addresses", "machine", "workers", "replies", "language", "smalltalk"),
     ("paths", "clock"),
     ("config",),
     ("state", "models", "desktop", "home"),

@@ -93,6 +93,7 @@ def _same_verb(grammar: CommandGrammar, left: str, first: GrammarMatch, right: s
 
 
 _AT_TIME = re.compile(r"^(?:at|in|on|by|for)\b")
+_BARE_CLOCK = re.compile(r"^\d{1,2}(?:[: ]\d{2})?(?: ?(?:am|pm|a m|p m))?$")
 _PART_OF_DAY = {"morning": "in the morning", "afternoon": "in the afternoon",
                 "evening": "in the evening", "night": "at night"}
 
@@ -104,19 +105,21 @@ def _at_another_time(left: str, first: GrammarMatch, right: str, now: datetime) 
     if first.intent is not Intent.REMINDER:
         return ""
     before = find_time(left, now)
-    if before is None:
+    # The first time must end the first half: "remind me tomorrow to take the pills at 7
+    # and at 8" has its day apart from its hours, and stays one reminder, the words kept.
+    if before is None or not left.endswith(before.phrase):
         return ""
     said = right
+    lead = _AT_TIME.match(before.phrase)
     if right in _PART_OF_DAY:  # "tomorrow morning and evening": tomorrow evening
         named = re.search(rf"\b(?:{'|'.join(_PART_OF_DAY)})\b", before.phrase)
         said = (before.phrase[:named.start()] + right + before.phrase[named.end():]
                 if named else _PART_OF_DAY[right])
+    elif lead and _BARE_CLOCK.match(right):  # "at 7 and 8", "an alarm for 6 and 6 30"
+        said = f"{lead.group(0)} {right}"
     after = find_time(said, now)
     if after is None or " ".join(after.phrase.split()) != said:
         return ""
-    lead = _AT_TIME.match(before.phrase)
-    if not _AT_TIME.match(said) and lead and after.kind == "time":
-        said = f"{lead.group(0)} {said}"  # "at 8 am and 8 pm", "an alarm for 6 and 6 30"
     at = left.rfind(before.phrase)
     return f"{left[:at]}{said}{left[at + len(before.phrase):]}"
 
