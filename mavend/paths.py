@@ -36,6 +36,23 @@ def cache_dir() -> Path:
     return _override("MAVEND_CACHE_DIR", _dirs.user_cache_dir)
 
 
+def keep_recent(kept: Path, pattern: str, count: int) -> None:
+    """Of the cache files matching `pattern` beside `kept`, keep the `count` most recently
+    used (`kept` among them) and delete the rest. Two settings used in turn (USE alone and
+    joined to e5; a home's acts and none) each found theirs gone when only one was kept."""
+    others = [p for p in kept.parent.glob(pattern) if p != kept]
+    others.sort(key=_mtime, reverse=True)
+    for stale in others[max(count - 1, 0):]:
+        stale.unlink(missing_ok=True)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # deleted by another process meanwhile
+        return 0.0
+
+
 def models_dir() -> Path:
     """The model cache; `MAVEND_MODELS_DIR` overrides it (tests, shared boxes)."""
     value = os.environ.get("MAVEND_MODELS_DIR")

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from mavend import paths
 from mavend.router.decision import PERSONAL_SOURCES, Intent, Source
 from mavend.router.embedder import (
     MAX_CHARS,
@@ -222,17 +223,7 @@ def _write_cache(path: Path, vectors: np.ndarray) -> None:
     # The newest few are kept, not only this one: two embedders used in turn (USE alone
     # by `mavend eval`, USE joined to e5 by the daemon) each rebuilt the bank's vectors
     # (a minute on two cores) every time the other had run.
-    others = [p for p in path.parent.glob(f"{_CACHE_PREFIX}*.npy") if p != path]
-    others.sort(key=_mtime, reverse=True)
-    for stale in others[CACHES_KEPT - 1:]:
-        stale.unlink(missing_ok=True)
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
+    paths.keep_recent(path, f"{_CACHE_PREFIX}*.npy", CACHES_KEPT)
 
 
 # --------------------------------------------------------------------------- classifier

@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mavend import paths
 from mavend.config import ActsSettings, RouterSettings
 from mavend.router import prompt
 from mavend.router.decision import Intent
@@ -531,10 +532,7 @@ class LlmRouter:
             # The newest few are kept: two configs used in turn (a home's acts and none,
             # as the tests and `mavend eval` do) each found theirs gone and spent the
             # prompt's whole evaluation again. Older ones go: their prompt may never return.
-            others = sorted((p for p in path.parent.glob("router-prefix-*.kv") if p != path),
-                            key=_mtime, reverse=True)
-            for stale in others[PREFIX_CACHES_KEPT - 1:]:
-                stale.unlink(missing_ok=True)
+            paths.keep_recent(path, "router-prefix-*.kv", PREFIX_CACHES_KEPT)
             tmp = path.with_suffix(".tmp")
             tmp.write_bytes(self._snapshot)
             tmp.replace(path)
@@ -634,10 +632,3 @@ class LlmRouter:
 
     def _text(self, tokens: list[int]) -> str:
         return self._llm.detokenize(tokens).decode("utf-8", errors="replace").strip()
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
