@@ -85,7 +85,7 @@ _DAY = re.compile(
 
 def reply_to(said: str) -> str | None:
     """The reply to a feeling said on its own, or None when `said` is no such thing."""
-    words = _plain(said)
+    words = plain(said)
     if m := _FEELING.match(words):
         word = m["word"]
         if word.startswith("not ") and _WORDS[word] == "low":  # "i'm not ok"
@@ -103,7 +103,8 @@ def _a(word: str) -> str:
     return "an" if word[0] in "aeiou" else "a"
 
 
-def _plain(said: str) -> str:
+def plain(said: str) -> str:
+    """Lower case, punctuation (hyphens too) as spaces: how both kinds read what was said."""
     text = said.lower().replace("’", "'")
     text = re.sub(r"[^\w\s']", " ", text)
     return " ".join(text.split())

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from mavend.smalltalk.feelings import plain
+
 _RANDOM = random.SystemRandom()
 
 # Said about a joke, not asking for one: "that was a terrible joke", "no more jokes".
@@ -71,7 +73,7 @@ class Asked:
 
 def asked_for(said: str) -> Asked | None:
     """The joke or fact `said` asks for, or None."""
-    words = _plain(said)
+    words = plain(said)
     if m := _FACT.match(words):
         return Asked("fact", (m["topic"] or "").strip())
     if _LAUGH.match(words):
@@ -88,7 +90,7 @@ def asked_for(said: str) -> Asked | None:
 
 def one_more(said: str) -> bool:
     """Is `said` "another one", "tell me another", "one more please"?"""
-    return _ONE_MORE.match(_plain(said)) is not None
+    return _ONE_MORE.match(plain(said)) is not None
 
 
 class Teller:
@@ -154,9 +156,3 @@ def _singular(word: str) -> str:
     if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
         return word[:-1]
     return word
-
-
-def _plain(said: str) -> str:
-    text = said.lower().replace("’", "'")
-    text = re.sub(r"[^\w\s'-]", " ", text)
-    return " ".join(text.split())
