@@ -16,7 +16,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import tzinfo
 from typing import Any
@@ -46,6 +46,7 @@ from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands
 from mavend.router.negation import reminder_rewrite
+from mavend.router.several import each_time
 from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
 from mavend.undo import UndoHandler, UndoJournal, parse_undo
@@ -233,6 +234,10 @@ class Assistant:
         rewritten = reminder_rewrite(said) or self.handler.reminders.another_like(said, session)
         if rewritten is not None:
             utterance = said = rewritten
+        grammar = getattr(self.router, "grammar", None)
+        several = each_time(grammar, said, self.ctx.now()) if grammar is not None else None
+        if several is not None:  # "set an alarm for 6 and 6 30": two alarms
+            return self._in_turn(several, session, context)
         # A reminder command, or a bare "cancel the dentist" when a dentist reminder is set.
         command = (parse_command(said) or self.handler.reminders.claim(said)
                    or self.handler.reminders.timer_minutes(said, session))
@@ -256,12 +261,9 @@ class Assistant:
             decision, other = self._turn(split.rest, session, context)
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)
-        grammar = getattr(self.router, "grammar", None)
         both = two_commands(grammar, said, self.ctx.now()) if grammar is not None else None
         if both is not None:  # "wake me at 6:30 and remind me to take my pills at 8"
-            decision, first = self._turn(both[0], session, context)
-            decision, second = self._turn(both[1], session, context)
-            return decision, joined_replies(first, second)
+            return self._in_turn(both, session, context)
         forget = parse_forget(said)
         if forget is not None:  # "forget everything": asks first, like any bulk erasure
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
@@ -404,6 +406,17 @@ class Assistant:
         if withdrawn is not None:
             return withdrawn(utterance, self.router.grammar.match(utterance))
         return None
+
+    def _in_turn(
+        self, requests: Sequence[str], session: str, context: TurnContext | None
+    ) -> tuple[Decision | None, Reply]:
+        """Several requests said as one, each its own turn, in order: the last decision,
+        and every reply."""
+        decision, reply = self._turn(requests[0], session, context)
+        for request in requests[1:]:
+            decision, more = self._turn(request, session, context)
+            reply = joined_replies(reply, more)
+        return decision, reply
 
     def _plain(self, utterance: str) -> str:
         grammar = getattr(self.router, "grammar", None)

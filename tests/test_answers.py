@@ -292,11 +292,16 @@ def test_how_long_ago(answers: Answers) -> None:
         ("what day will it be in 5 days", TODAY + timedelta(days=5)),
         ("what was the date 30 days ago", TODAY - timedelta(days=30)),
         ("what is 2 weeks from today", TODAY + timedelta(weeks=2)),
+        ("what year was it 30 years ago", TODAY.replace(year=TODAY.year - 30)),
+        ("what year will it be in 10 years", TODAY.replace(year=TODAY.year + 10)),
     ],
 )
 def test_date_offsets(answers: Answers, text: str, day: date) -> None:
     reply = ask(answers, text)
     assert reply.data["date"] == day.isoformat()
+    if "year" in text.split()[:2]:  # "what year ...": the year alone
+        assert reply.text.endswith(f" {day.year}."), reply.text
+        return
     assert f"{calendar.day_name[day.weekday()]}, {day.day} {calendar.month_name[day.month]} " \
         f"{day.year}" in reply.text
 
@@ -396,9 +401,12 @@ def test_a_tip_is_the_tip(answers: Answers, text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "share", "said"),
     [
-        ("split 84 euros between 3 people", 28, "That's 28 euros."),
-        ("share 100 pounds among 4 friends", 25, "That's 25 pounds."),
-        ("ninety split four ways", 22.5, "That's 22.5."),
+        ("split 84 euros between 3 people", 28, "That's 28 euros each."),
+        ("share 100 pounds among 4 friends", 25, "That's 25 pounds each."),
+        ("ninety split four ways", 22.5, "That's 22.5 each."),
+        # "3 ways" is no pence: it was "84.03 dollars", and then no sum at all
+        ("split 84 dollars three ways", 28, "That's 28 dollars each."),
+        ("split the bill of 60 pounds 4 ways", 15, "That's 15 pounds each."),
     ],
 )
 def test_a_split_bill_is_the_share_each(answers: Answers, text: str, share: float,
@@ -473,6 +481,10 @@ US_CUP_ML = 236.5882365
          "There are 4 tablespoons in a quarter US cup."),
         ("convert 3 furlongs to metres", 3 * 660 * 1200 / 3937,
          f"3 furlongs is about {3 * 660 * 1200 / 3937:.2f} metres."),
+        # Ounces beside a volume are fluid ounces (it said "they measure different things").
+        ("how many ounces in a cup", 8.0, "There are 8 US fluid ounces in a US cup."),
+        ("convert 12 oz to ml", 12 * US_CUP_ML / 8,
+         f"12 US fluid ounces is about {12 * US_CUP_ML / 8:.2f} millilitres."),
     ],
 )
 def test_conversions(answers: Answers, text: str, expected: float, sentence: str) -> None:

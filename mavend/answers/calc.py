@@ -37,6 +37,7 @@ class Calculation:
     tokens: tuple[str, ...]
     percent: bool = False  # the answer is a percentage ("20 is what percent of 80")
     unit: str = ""  # money every amount was said in ("pounds"): the answer's too
+    each: bool = False  # a share ("split 84 dollars three ways"): said as each one's
 
 
 # --- words to symbols -----------------------------------------------------------------
@@ -47,6 +48,9 @@ _PREFIX = re.compile(
     r"what do you get if you (?:take|do)|what is the answer to|is)\b\s*"
 )
 _SUFFIX = re.compile(r"\s*\b(?:equals?|equal to|make|makes|come to|is|be|then|exactly)$")
+_SHARE = re.compile(
+    r"^(?:split|share|divide)\b.* (?:ways|between|among|amongst)\b|.* (?:split|shared) "
+)
 _DATE_LIKE = re.compile(r"\d{1,2}/\d{1,2}(?:/\d{2,4})?")
 _FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
               "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10}
@@ -107,6 +111,9 @@ _TEMPLATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "({a}) / ({b})"),
         (r"^(?P<a>.+?) (?:split|shared) (?:evenly |equally )?(?:between |among )?"
          r"(?P<b>\d+)(?: (?:people|persons|ways|friends|of us))?$", "({a}) / ({b})"),
+        # "split 84 dollars three ways", "split the bill of 60 4 ways"
+        (r"^(?:split|share|divide) (?:up )?(?:the (?:bill|check|cost|total|tab)(?: of)? )?"
+         r"(?P<a>.+?) (?:evenly |equally )?(?P<b>\d+) ways$", "({a}) / ({b})"),
     )
 )
 
@@ -124,7 +131,8 @@ _ONE = {"pounds": "pound", "dollars": "dollar", "euros": "euro", "pence": "penny
 
 # "3 pounds 50", "2 dollars 5": the amount with its pence or cents said after the unit.
 _AND_PENCE = re.compile(
-    r"\b(\d+) (pounds?|quid|dollars?|bucks|euros?) (\d{1,2})\b(?! ?(?:pence|p|cents?)\b)"
+    r"\b(\d+) (pounds?|quid|dollars?|bucks|euros?) (\d{1,2})\b"
+    r"(?! ?(?:pence|p|cents?)\b)(?! (?:ways|people|persons|friends|of us)\b)"
 )
 
 
@@ -148,6 +156,7 @@ def _parse(numeric: str) -> Calculation | None:
         return None
     if _DATE_LIKE.fullmatch(text) and (not asked or text.count("/") == 2):
         return None  # "3/3/2015", or "2/29" said alone, is a date
+    text0 = text
     text, percent = _apply_templates(text)
     tokens = _tokens(text)
     if tokens is None or not _computes(tokens):
@@ -160,7 +169,7 @@ def _parse(numeric: str) -> Calculation | None:
         return None
     except CalcError:
         pass  # well formed, just without an answer: answer() says why
-    return Calculation(" ".join(tokens), tuple(tokens), percent)
+    return Calculation(" ".join(tokens), tuple(tokens), percent, each=bool(_SHARE.match(text0)))
 
 
 def _computes(tokens: list[str]) -> bool:
@@ -439,6 +448,8 @@ def answer(calculation: Calculation) -> Answer:
     about = "" if exact else "about "
     # Saying the sum back lets a misheard number be heard: "17 times 23 is 391."
     text = f"{said} is {about}{spoken}." if said else f"That's {about}{spoken}."
+    if calculation.each:
+        text = f"That's {about}{spoken} each."
     return Answer(
         text, SKILL, {"expression": calculation.expression, "result": result, "exact": exact}
     )

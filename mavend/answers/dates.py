@@ -88,6 +88,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("offset", r"^what (?:is |will |was )?(?:the )?(?:date|day)(?: will it be| is it| will "
                    r"be| was it| was| be| it will be| would it be| is)? (?P<span>.+)$"),
         ("offset", r"^what (?:date|day) (?:is|was|will it be|will be|would be) (?P<span>.+)$"),
+        # "what year was it 30 years ago": the year alone (the model, asked, said 1990)
+        ("offset_year", r"^(?:what|which) year (?:was it|will it be|is it|was|will be|would it "
+                        r"be|would be|is) (?P<span>.+)$"),
         ("offset", r"^what (?:is|was|will be) (?P<span>yesterday|tomorrow)'?s? (?:date|day)$"),
         ("offset", r"^what is (?P<span>\d+ (?:days?|weeks?|months?|years?) "
                    r"(?:from (?:now|today)|after today|ago))$"),
@@ -200,10 +203,12 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
         m = shape.match(numeric)
         if not m:
             continue
-        if kind == "offset":
+        if kind in ("offset", "offset_year"):
             span = re.sub(r"^on ", "", m.group("span"))
             if _SPAN.match(span):
-                return DateQuestion(kind, span, span)
+                return DateQuestion("offset", span, span, "year" if kind == "offset_year" else "")
+            if kind == "offset_year":
+                continue
             if _RELATIVE_DAY.match(span) and not span.endswith("today"):
                 # "what's the date next friday", "what day was yesterday": the date of a
                 # day named; today's is the clock's
@@ -600,6 +605,8 @@ def _offset(question: DateQuestion, now: datetime) -> Answer:
                       {"error": "too far"})
     said = spoken_date(day, with_year=True, weekday=True)
     span = f"{count} {plural(count, unit)}"
+    if question.unit == "year":  # "what year was it 30 years ago"
+        said = str(day.year)
     text = f"{span} ago it was {said}." if back else f"In {span} it will be {said}."
     return Answer(_capital(text), SKILL, {"date": day.isoformat(),
                                           "weekday": calendar.day_name[day.weekday()],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mavend.answers.common import Answer, say_number
 from mavend.answers.unitwords import AMBIGUOUS_ALONE, UNITS, UnitWord
@@ -179,6 +179,8 @@ def answer(conversion: Conversion) -> Answer:
         )
         value = float(total.to(target_unit).magnitude)
     except pint.DimensionalityError:
+        if (fluid := _as_fluid(conversion)) is not None:  # "ounces in a cup": fluid ounces
+            return answer(fluid)
         source = parts[0][2].many
         text = f"I can't convert {source} to {target.many}: they measure different things."
         return Answer(text, SKILL, {"error": "incompatible units"})
@@ -200,6 +202,21 @@ def answer(conversion: Conversion) -> Answer:
         "exact": exact,
     }
     return Answer(text, SKILL, data)
+
+
+# "How many ounces in a cup" means fluid ounces: an ounce is a weight, but said beside a
+# volume nobody means one.
+_FLUID = {"ounce": "fluid ounce", "ounces": "fluid ounces", "oz": "fl oz"}
+
+
+def _as_fluid(conversion: Conversion) -> Conversion | None:
+    """The conversion with its ounces read as fluid ounces, or None if it has none."""
+    units = (conversion.target, *(unit for _, unit, _ in conversion.pieces))
+    if not any(unit in _FLUID for unit in units):
+        return None
+    pieces = tuple((n, _FLUID.get(unit, unit), said) for n, unit, said in conversion.pieces)
+    return replace(conversion, target=_FLUID.get(conversion.target, conversion.target),
+                   pieces=pieces)
 
 
 def _said(pieces: tuple[tuple[float, str, str], ...]) -> str:

@@ -1,0 +1,144 @@
+"""One request at several times: "set an alarm for 6 and 6 30", "remind me at 7 and 9 to
+check the oven", "a timer for 5 minutes and 10 minutes".
+
+    each_time(grammar, said, now) -> [request, ...] | None
+
+The grammar's `when` slot takes "6 and 6 30" whole; each part that is a time of its own
+becomes the same request at that time (it was one alarm named "and 6 30", one reminder at 7
+with the 9 dropped, one timer of 15 minutes). A span said in falling units is one span ("an
+hour and a half", "1 hour and 30 minutes"); only parts in the same or a rising unit are
+several ("5 minutes and 10 minutes"). "set two timers, one for 5 minutes and one for 10" is
+read as "set a timer for 5 minutes and for 10 minutes" first. Every request made is matched
+again by the grammar as the same command with that time, or nothing is split.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from itertools import pairwise
+
+from mavend.language.timeparse import TimeResolution, find_time
+from mavend.router.decision import Intent
+from mavend.router.grammar import CommandGrammar
+
+MAX_TIMES = 4  # "at 6, 7, 8 and 9": more than that in one breath is a misheard paragraph
+
+_PARTS = re.compile(r"\s*,\s*|\s+(?:and|then|plus)(?:\s+(?:then|also|again))?\s+|\s+&\s+")
+_FILLER = re.compile(r"^(?:(?:one|another|also|again|then|the other)\s+)+")
+_LEAD = re.compile(r"^(?:at|for|in|on|by)\b")
+_BARE_CLOCK = re.compile(
+    r"^(?P<h>[01]?\d|2[0-3])(?: (?P<m>[0-5]\d))?(?P<ampm> ?(?:am|pm|a m|p m))?$"
+)
+_COUNTED = re.compile(
+    r"^(?P<verb>(?:(?:please|can you|could you)\s+)*(?:set|start|make|put on|give me|i need))"
+    r"\s+(?:two|2|three|3|four|4|a couple of|a pair of)\s+(?P<noun>timers|alarms)\b,?\s*"
+    r"(?P<rest>.+)$"
+)
+_UNITS = ("second", "minute", "hour", "day", "week", "month", "year")
+_UNIT = re.compile(rf"\b(?P<u>{'|'.join(_UNITS)}|sec|min|hr)s?\b")
+_UNIT_RANK = {**{u: i for i, u in enumerate(_UNITS)}, "sec": 0, "min": 1, "hr": 2}
+
+
+def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
+    """The request once per time it names (normalized words), or None for one time."""
+    said = _uncounted(said)
+    found = grammar.match(said)
+    if found is None or found.intent is not Intent.REMINDER:
+        return None
+    when = found.slots.get("when", "")
+    parts = [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()]
+    if not 2 <= len(parts) <= MAX_TIMES or " " + when not in " " + said:
+        return None
+    at = (" " + said).index(" " + when)
+    before, after = said[:at], said[at + len(when):]
+    lead = _LEAD.match(parts[0])
+    requests = []
+    for part in _shared_clock(parts, now):
+        request = _as_request(grammar, found.name, before, part, after, lead, now)
+        if request is None:
+            return None
+        requests.append(request)
+    if _one_span(requests, now):
+        return None
+    return requests
+
+
+def _as_request(
+    grammar: CommandGrammar, name: str, before: str, part: str, after: str,
+    lead: re.Match[str] | None, now: datetime,
+) -> str | None:
+    """The request with `part` as its time ("9" after "at 7": "at 9"; "6 30": "6:30"), when
+    the grammar reads it as the same command and the whole part is its time; else None."""
+    if (said_lead := _LEAD.match(part)) and re.search(rf"\b{said_lead.group(0)} $", before):
+        part = part[said_lead.end():].strip()  # "for" already said: "one for 10" -> "10"
+    options = [part]
+    if lead and not _LEAD.match(part) and not _LEAD.search(before.split()[-1] if before else ""):
+        options.insert(0, f"{lead.group(0)} {part}")  # "in 10 minutes and 20": "in 20"
+    if (clock := _BARE_CLOCK.match(part)) and clock["m"]:  # "6 30": "6:30"
+        options.append(f"{clock['h']}:{clock['m']}{clock['ampm'] or ''}")
+    for option in options:
+        request = f"{before}{option}{after}"
+        again = grammar.match(request)
+        if again is None or again.name != name or again.slots.get("when") != option:
+            continue
+        found = find_time(request, now)
+        if found is not None and found.phrase.endswith(option):
+            return request
+    return None
+
+
+_SAID_LAST = (  # (what the earlier parts are, the shared words at the end of the last)
+    ("date", re.compile(r" (?:at|by|around) \S+(?: \d\d)?(?: ?(?:am|pm|a m|p m|o ?clock))?$")),
+    ("time", re.compile(r" (?:today|tonight|tomorrow(?: morning| evening| night)?|"
+                        r"(?:on|this|next) \w+(?: morning| evening| night)?)$")),
+)
+
+
+def _shared_clock(parts: list[str], now: datetime) -> list[str]:
+    """"tomorrow and friday at 9": the clock time said once, for each day before it;
+    "at 6 and 6 30 on friday": the day said once, for each time before it."""
+    lead = _LEAD.match(parts[0])
+    said = [_read(p, lead.group(0) if lead else "at", now) for p in parts]
+    last = said[-1]
+    if last is None or last.kind != "datetime":
+        return parts
+    for kind, shared in _SAID_LAST:
+        words = shared.search(parts[-1])
+        if words and all(e is not None and e.kind == kind for e in said[:-1]):
+            return [f"{p}{words.group(0)}" for p in parts[:-1]] + [parts[-1]]
+    return parts
+
+
+def _read(part: str, lead: str, now: datetime) -> TimeResolution | None:
+    """`part` read wholly as a time, as said or after the lead word ("6 30": "at 6 30")."""
+    for candidate in (part, f"{lead} {part}"):
+        found = find_time(candidate, now)
+        if found is not None and " ".join(found.phrase.split()) == candidate:
+            return found
+    return None
+
+
+def _uncounted(said: str) -> str:
+    """"set two timers, one for 5 minutes and one for 10" -> "set a timer for 5 minutes and
+    one for 10"; other words unchanged."""
+    m = _COUNTED.match(said)
+    if m is None:
+        return said
+    rest = _FILLER.sub("", m["rest"])
+    return f"{m['verb']} {'a timer' if m['noun'] == 'timers' else 'an alarm'} {rest}"
+
+
+def _one_span(requests: list[str], now: datetime) -> bool:
+    """Whether the times are one length of time said in falling units ("1 hour and 30
+    minutes"): a part in a smaller unit than the one before it adds to it."""
+    ranks = []
+    for request in requests:
+        found = find_time(request, now)
+        if found is None or found.kind != "duration":
+            return False  # clock times and days are each a time of their own
+        units = [_UNIT_RANK[m["u"]] for m in _UNIT.finditer(found.phrase)]
+        ranks.append(min(units) if units else None)
+    if any(r is None for r in ranks):
+        return True  # a number without a unit leans on the part before it
+    return any(later < earlier for earlier, later in pairwise(ranks))

@@ -1,0 +1,93 @@
+"""One request at several times: each time its own alarm, reminder or timer.
+
+Each was one before: "set an alarm for 6 and 6 30" an alarm named "and 6 30" at 6:00;
+"remind me at 7 and 9 to check the oven" one reminder at 7, the 9 dropped; "a timer for 5
+minutes and 10 minutes" one timer of 15 minutes; "set two timers one for 5 minutes and one
+for 10 minutes" read as moving a timer called "two timers one" (and said "no timers").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
+
+NOW = datetime(2026, 12, 7, 10, 45, tzinfo=TZ)  # a Monday morning
+
+
+def _pending(tmp_path: Path, *said: str) -> list[tuple[str, int, int, int, str, str]]:
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW))
+    for words in said:
+        a.handle_text(words)
+    return sorted(
+        (r.kind, r.fire_at.day, r.fire_at.hour, r.fire_at.minute, r.text, r.name or "")
+        for r in a.ctx.reminders.pending()
+    )
+
+
+def test_two_alarm_times_set_two_alarms(tmp_path: Path) -> None:
+    assert _pending(tmp_path, "set an alarm for 6 and 6 30") == [
+        ("alarm", 8, 6, 0, "alarm", ""), ("alarm", 8, 6, 30, "alarm", ""),
+    ]
+
+
+def test_a_day_said_once_holds_for_each_time(tmp_path: Path) -> None:
+    assert _pending(tmp_path, "wake me up at 6 and 6 30 on friday") == [
+        ("alarm", 11, 6, 0, "alarm", ""), ("alarm", 11, 6, 30, "alarm", ""),
+    ]
+
+
+def test_a_clock_said_once_holds_for_each_day(tmp_path: Path) -> None:
+    pending = _pending(tmp_path, "remind me tomorrow and friday at 5 pm to water the plants")
+    assert [(day, hour, text) for _, day, hour, _, text, _ in pending] == [
+        (8, 17, "water the plants"), (11, 17, "water the plants"),
+    ]
+
+
+def test_a_reminder_at_two_times_keeps_its_task_for_both(tmp_path: Path) -> None:
+    pending = _pending(tmp_path, "remind me at 7 and 9 to check the oven")
+    assert [(hour, text) for _, _, hour, _, text, _ in pending] == [
+        (19, "check the oven"), (21, "check the oven"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "set a timer for 5 minutes and 10 minutes",
+        "set two timers one for 5 minutes and one for 10 minutes",
+        "can you set two timers, one for 5 minutes and another for 10 minutes",
+    ],
+)
+def test_two_timer_lengths_are_two_timers(tmp_path: Path, said: str) -> None:
+    pending = _pending(tmp_path, said)
+    assert [(kind, (hour * 60 + minute) - (10 * 60 + 45)) for kind, _, hour, minute, *_ in pending
+            ] == [("timer", 5), ("timer", 10)]
+
+
+@pytest.mark.parametrize(
+    ("said", "minutes"),
+    [
+        ("set a timer for 1 hour and 30 minutes", 90),
+        ("set a timer for an hour and a half", 90),
+        ("set a timer for 2 minutes and 30 seconds", 2),  # fires at 10:47:30
+    ],
+)
+def test_a_length_in_falling_units_is_one_timer(tmp_path: Path, said: str, minutes: int) -> None:
+    pending = _pending(tmp_path, said)
+    assert [(hour * 60 + minute) - (10 * 60 + 45) for _, _, hour, minute, *_ in pending] == [
+        minutes
+    ]
+
+
+def test_a_range_or_a_task_with_and_is_left_alone(tmp_path: Path) -> None:
+    pending = _pending(
+        tmp_path,
+        "remind me to call mum and dad at 5 pm",
+        "remind me between 5 and 6 pm to call the garage",
+    )
+    assert ("reminder", 7, 17, 0, "call mum and dad", "") in pending
+    assert len([p for p in pending if p[4] == "call the garage"]) <= 1
