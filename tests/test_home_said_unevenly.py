@@ -401,3 +401,40 @@ def test_with_no_weather_source_the_garden_sensor_answers(home: Home, said: str)
 def test_no_sensor_for_it_outside_is_still_no_source(home: Home) -> None:
     reply = home.say("what's the temperature outside")
     assert "weather source" in reply.text and home.changed() == set()
+
+
+# Session 29: the whole home asked at once, a keyboard's missing apostrophes, the heating
+# turned up (it was read as "open the heating" and asked which heating to open).
+def test_did_i_leave_anything_on_reads_every_switchable_thing(home: Home) -> None:
+    reply = home.say("did i leave anything on")
+    assert home.changed() == set()
+    for name in ("office lamp", "office fan", "nursery ceiling light"):
+        assert name in reply.text, reply.text
+    assert "bedroom lamp" not in reply.text and "blinds" not in reply.text
+    assert home.say("is anything on in the bedroom").text == "Nothing in the bedroom is on."
+
+
+def test_is_anything_open_asks_the_ways_in_not_the_blinds(home: Home) -> None:
+    assert home.say("is anything open").text == "Nothing is open."  # the kitchen blinds are
+    home.standin.states["cover.garage_door"]["state"] = "open"
+    assert "garage" in home.say("is there anything still open").text
+
+
+def test_is_everything_locked_and_lock_up(home: Home) -> None:
+    assert home.say("is everything locked").text == "Yes, everything is locked."
+    home.standin.states["lock.garage_door_lock"]["state"] = "unlocked"
+    assert home.say("did we lock up").text == "No: the garage door lock is unlocked."
+    home.say("lock up for the night")
+    assert home.state("lock.garage_door_lock") == "locked"
+    assert home.changed() == set()  # locked again, as it was
+
+
+def test_turn_the_heating_up_warms_the_only_thermostat(home: Home) -> None:
+    home.say("turn the heating up")
+    assert home.changed() == {"climate.bedroom_radiator"}
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] > 20
+
+
+def test_a_question_typed_without_its_apostrophe(home: Home) -> None:
+    reply = home.say("whats the temperature in the bedroom")
+    assert "18.5" in reply.text and home.changed() == set()

@@ -127,6 +127,9 @@ HALF_DEGREE = ("and a half", "point five", "point 5", "5")
 # Home Assistant's HVAC modes (climate docs), said as people say them.
 HVAC_MODES = ("off", "heat", "cool", "auto", "heat_cool", "dry", "fan_only")
 EVERYTHING = "everything"  # "turn off everything in the kitchen"
+# "did i leave anything on": a which-question of every kind at once ("is everything
+# locked": of every kind, each one)
+ANYTHING = "anything"
 # Said for the whole home ("all the lights in the house"): an optional `scope` slot, so a
 # plural without a room means every room, not this one.
 WHOLE_HOME = (
@@ -267,7 +270,8 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             continue
         if name == "device_which":
             # Its own `kind` list, lights included: "turn on the lights" stays lights_on.
-            kinds = sorted({w for d in devices for ws in nouns(d) for w in ws})
+            kinds = sorted({w for d in devices for ws in nouns(d) for w in ws}
+                           | {ANYTHING, EVERYTHING})
             kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
             every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
             slots[name] = {**kind, "state": values["state"], **every, **room}

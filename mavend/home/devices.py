@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from mavend.config import DeviceSpec
 from mavend.config.devices import (
+    ANYTHING,
     EVERYTHING,
     LOCK_WORDS,
     OPERATIONS,
@@ -78,7 +79,7 @@ def resolve(
     if op_act == "device_read":
         return _readers(devices, args.get("quantity", ""), room or here)
     if op_act == "device_which":
-        return _of_kind(devices, args.get("kind", ""), room)
+        return _of_kind(devices, args.get("kind", ""), room, args.get("state", ""))
     word = args.get("device", "")
     if args.get("about") in LOCK_WORDS and (locks := [
         d for d in devices if d.type == "lock" and f" {word} " in f" {d.name} "
@@ -127,8 +128,27 @@ def _every_one(device: DeviceSpec, word: str, whole_home: bool) -> bool:
     return word in every or (whole_home and word in one)
 
 
-def _of_kind(devices: Sequence[DeviceSpec], kind: str, room: str) -> Resolution:
+# "Did I leave anything on": the kinds of device that can be in each state asked about.
+_IN_STATE = {
+    "on": ("light", "switch", "plug", "fan"), "off": ("light", "switch", "plug", "fan"),
+    "open": ("cover", "valve", "binary_sensor"), "closed": ("cover", "valve", "binary_sensor"),
+    "playing": ("media_player",),
+    "locked": ("lock",), "unlocked": ("lock",),
+}
+# What "is anything open" asks about: a way in (a blind open by day is no news).
+_OPENINGS = ("door", "garage_door", "garage", "gate", "opening", "window")
+
+
+def _of_kind(devices: Sequence[DeviceSpec], kind: str, room: str, state: str = "") -> Resolution:
     """ "Which lights are on": every device of that kind (in that room) to read."""
+    if kind in (ANYTHING, EVERYTHING):  # every device that can be in `state`
+        found = [d for d in devices if d.type in _IN_STATE.get(state, ())
+                 and (d.type not in ("binary_sensor", "cover") or d.device_class in _OPENINGS)]
+        found = [d for d in found if d.room == room] if room else found
+        if not found:
+            place = f" in the {room}" if room else ""
+            return Resolution(refusal=f"There's nothing{place} that can be {state}.")
+        return Resolution(devices=tuple(found), group=ANYTHING)
     found = [d for d in devices if kind in (*nouns(d)[0], *nouns(d)[1]) and d.type != "todo"]
     # "Which windows are open" asks the window sensors, not the blinds covering them.
     found = [d for d in found if d.type == "binary_sensor"] or found

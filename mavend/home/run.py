@@ -19,6 +19,8 @@ from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
 from mavend.config.devices import (
+    ANYTHING,
+    EVERYTHING,
     FIXED_VALUES,
     HVAC_MODES,
     OPERATIONS,
@@ -139,7 +141,7 @@ class HomeActs:
                 args.get("state", ""),
                 args.get("room", ""),
                 outcomes,
-                every=bool(args.get("every")),
+                every=bool(args.get("every")) or args.get("kind") == EVERYTHING,
             )
         else:
             reply = summary(said_op, value, outcomes, found.group, self._sentence)
@@ -339,7 +341,10 @@ def which(
     matched = [o for o in read if o.said.split(",")[0].split(" ")[0] in states]
     place = f" in the {room}" if room else ""
     others = [o for o in read if o not in matched]
-    if every and read and not others:
+    if kind == ANYTHING and read and (not matched if not every else not others):
+        # "did i leave anything on": nothing is; "is everything locked": everything is
+        text = f"Yes, everything{place} is {wanted}." if every else f"Nothing{place} is {wanted}."
+    elif every and read and not others:
         how_many = "both" if len(read) == 2 else f"all {len(read)}"
         text = (
             f"Yes, {how_many} {kind}{place} are {wanted}."
@@ -354,6 +359,7 @@ def which(
         verb = be(matched[0].device) if len(matched) == 1 else "are"
         text = f"{_capital(names)} {verb} {wanted}{place}." if len(matched) <= 6 else (
             f"{len(matched)} of the {len(outcomes)} {kind}{place} are {wanted}."
+            if kind != ANYTHING else f"{len(matched)} things{place} are {wanted}."
         )
     elif len(read) == 1:
         text = f"No: {subject_of(read)} {be(read[0].device)} {read[0].said}."

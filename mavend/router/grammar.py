@@ -125,6 +125,8 @@ class CommandGrammar:
             tidy = fluent(normalized)
             if tidy != normalized:
                 found = self._match(tidy) or self._match(strip_politeness(tidy))
+        if found is None and (typed := with_apostrophes(normalized)) != normalized:
+            found = self._match(typed)  # "whats the temperature in the bathroom", typed
         return found
 
     def _match(self, normalized: str) -> GrammarMatch | None:
@@ -147,6 +149,8 @@ class CommandGrammar:
             return None
         if slots.get("when", "").split(" ", 1)[0] in _QUESTION_WORDS:
             return None  # "remind me what i said about the car" asks; {when} is no time
+        if name in ("device_open", "device_close") and slots.get("device") in _TURNED_NOT_OPENED:
+            return None  # "turn the heating up" is warmer (device_up), not "open the heating"
         metadata = result.intent_metadata or {}
         return GrammarMatch(
             intent=Intent(kind),
@@ -165,6 +169,8 @@ class CommandGrammar:
 
 
 _QUESTION_WORDS = frozenset({"what", "what's", "where", "when", "who", "how", "which", "why"})
+# "(turn|put) <dev> up" opens a blind; said of the heating it is a step warmer.
+_TURNED_NOT_OPENED = frozenset({"heating", "heat", "thermostat", "thermostats", "temperature"})
 
 
 def _same_command(a: GrammarMatch, b: GrammarMatch) -> bool:
@@ -207,6 +213,23 @@ _POLITE_END = re.compile(
 def strip_politeness(normalized: str) -> str:
     """The command inside its politeness: "could you keep it down please" -> "keep it down"."""
     return _POLITE_END.sub("", _POLITE_START.sub("", normalized)).strip()
+
+
+# Contractions typed without their apostrophe, where the bare word means nothing else
+# ("its", "ill", "were", "lets", "id" do, and are left alone).
+_APOSTROPHES = {
+    "whats": "what's", "wheres": "where's", "hows": "how's", "whos": "who's",
+    "thats": "that's", "theres": "there's", "dont": "don't", "doesnt": "doesn't",
+    "didnt": "didn't", "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't",
+    "cant": "can't", "couldnt": "couldn't", "wouldnt": "wouldn't", "havent": "haven't",
+    "im": "i'm", "ive": "i've", "youre": "you're",
+}
+_APOSTROPHE_WORD = re.compile(rf"\b(?:{'|'.join(_APOSTROPHES)})\b")
+
+
+def with_apostrophes(normalized: str) -> str:
+    """The words with the apostrophes a keyboard left out put back ("whats" -> "what's")."""
+    return _APOSTROPHE_WORD.sub(lambda m: _APOSTROPHES[m.group(0)], normalized)
 
 
 def normalize(text: str) -> str:
