@@ -306,6 +306,20 @@ def test_date_offsets(answers: Answers, text: str, day: date) -> None:
         f"{day.year}" in reply.text
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [  # each was answered with the time of day ("It's 14:15 on Wednesday")
+        ("what date is the second sunday in may", date(2027, 5, 9)),
+        ("whats the date a week from friday", date(2026, 12, 11)),
+        ("what date is the last friday of the month", date(2026, 12, 25)),
+    ],
+)
+def test_the_date_of_a_day_named(answers: Answers, text: str, day: date) -> None:
+    reply = ask(answers, text)
+    assert f"{day.day} {calendar.month_name[day.month]} {day.year}" in reply.text, reply.text
+    assert calendar.day_name[day.weekday()] in reply.text
+
+
 def test_impossible_dates_get_one_sentence(answers: Answers) -> None:
     reply = ask(answers, "what day of the week is 30 february")
     assert reply.text == "There's no 30 February: February has 29 days."

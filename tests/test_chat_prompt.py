@@ -223,7 +223,10 @@ def test_other_questions_still_reach_the_model(question: str) -> None:
     ("said", "reply"),
     [("thank you", "You're welcome."), ("thanks nova", "You're welcome."),
      ("good night", "Good night."), ("ok cheers", "You're welcome."),
-     ("thanks that's all", "You're welcome.")],
+     ("thanks that's all", "You're welcome."),
+     # the model said "I'm Jarvis, running on this computer."
+     ("how are you", "I'm fine, thanks for asking. What can I do for you?"),
+     ("hi nova how are you doing today", "I'm fine, thanks for asking. What can I do for you?")],
 )
 def test_a_pleasantry_gets_its_reply_without_the_model(tmp_path: Path, said: str,
                                                        reply: str) -> None:

@@ -57,6 +57,8 @@ HOME = {
                supported_features=21437),
         entity("sensor.garden_humidity", "Garden humidity", "61", device_class="humidity",
                unit_of_measurement="%", state_class="measurement"),
+        entity("valve.garden_water_valve", "Garden water valve", "closed", device_class="water",
+               supported_features=3),
     ],
 }
 TABLE = """
@@ -139,6 +141,13 @@ room = "garden"
 type = "sensor"
 device_class = "humidity"
 homeassistant = "sensor.garden_humidity"
+
+[[devices]]
+name = "garden water valve"
+room = "garden"
+type = "valve"
+device_class = "water"
+homeassistant = "valve.garden_water_valve"
 """
 
 
@@ -438,3 +447,28 @@ def test_turn_the_heating_up_warms_the_only_thermostat(home: Home) -> None:
 def test_a_question_typed_without_its_apostrophe(home: Home) -> None:
     reply = home.say("whats the temperature in the bedroom")
     assert "18.5" in reply.text and home.changed() == set()
+
+
+def test_music_played_in_a_room_plays_its_player(home: Home) -> None:
+    home.standin.states["media_player.kitchen_radio"]["state"] = "paused"
+    home.say("put some music on in the kitchen")
+    assert home.state("media_player.kitchen_radio") == "playing"
+
+
+def test_leave_it_on_turns_it_on(home: Home) -> None:
+    home.say("leave the bedroom lamp on")
+    assert home.changed() == {"light.bedroom_lamp"} and home.state("light.bedroom_lamp") == "on"
+
+
+def test_the_lights_of_two_rooms_said_once(home: Home) -> None:
+    home.say("turn off the lights in the office and the nursery")
+    assert home.changed() == {"light.office_lamp", "light.nursery_ceiling"}
+    assert home.state("light.office_lamp") == home.state("light.nursery_ceiling") == "off"
+
+
+def test_water_the_garden_opens_its_valve(home: Home) -> None:
+    home.say("water the garden")
+    assert home.changed() == {"valve.garden_water_valve"}
+    assert home.state("valve.garden_water_valve") == "open"
+    home.say("stop watering the garden")
+    assert home.state("valve.garden_water_valve") == "closed"

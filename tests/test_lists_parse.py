@@ -92,6 +92,29 @@ def test_a_list_said_without_commas_breaks_after_plural_nouns(
 
 
 @pytest.mark.parametrize(
+    ("said", "items"),
+    [
+        # Each was two items, the first two run together ("milk eggs").
+        ("add milk eggs and bread to the list", ("milk", "eggs", "bread")),
+        ("add coffee tea and sugar to the list", ("coffee", "tea", "sugar")),
+        ("add orange juice milk and butter to the list", ("orange juice", "milk", "butter")),
+        ("add cream cheese bagels and coffee to the list", ("cream cheese", "bagels", "coffee")),
+        ("add two pints of milk bread and jam to the list",
+         ("two pints of milk", "bread", "jam")),
+        # One thing of two items' words stays one; a word not known breaks nothing.
+        ("add milk chocolate and crisps to the list", ("milk chocolate", "crisps")),
+        ("add rice milk and cereal to the list", ("rice milk", "cereal")),
+        ("add chicken soup and garlic bread to the list", ("chicken soup", "garlic bread")),
+        ("add washing up liquid and sponges to the list", ("washing up liquid", "sponges")),
+    ],
+)
+def test_a_list_said_without_commas_breaks_between_everyday_items(
+    said: str, items: tuple[str, ...]
+) -> None:
+    assert parsed(said) == ListCommand("add", "", items)
+
+
+@pytest.mark.parametrize(
     ("said", "command"),
     [
         ("we're out of bin bags so stick them on the shopping list",

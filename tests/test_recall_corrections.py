@@ -45,6 +45,13 @@ def test_the_prompt_markers_are_no_answer() -> None:
     assert grounded("The boiler code is 4471.", rows, "what's the boiler code")
 
 
+def test_an_answer_must_name_what_was_asked_about() -> None:
+    """The 0.5B model answered "what's my daughter called" with "Lucy's name is Lucy."."""
+    rows = [_row("my daughter's name is lucy", 0)]
+    assert not grounded("Lucy's name is Lucy.", rows, "what's my daughter called")
+    assert grounded("Your daughter's name is Lucy.", rows, "what's my daughter called")
+
+
 def test_the_answer_is_the_newest_value(tmp_path: Path) -> None:
     query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
     a = make_assistant(kit_settings(tmp_path), clock=MovableClock(AT + timedelta(hours=1)),

@@ -70,6 +70,16 @@ def test_what_did_i_ask_you_to_remind_me_lists_them(tmp_path: Path) -> None:
         "You have 1 reminder: call the dentist at 10:00 tomorrow.")
 
 
+def test_a_reminder_is_listed_in_the_second_person(tmp_path: Path) -> None:
+    """It was "You have 1 reminder: my meeting at ..." (set as "about your meeting")."""
+    helper, _ = _assistant(tmp_path)
+    helper.handle_text("set a reminder for my meeting at 3 pm")
+    assert helper.handle_text("what reminders do i have").reply.text == (
+        "You have 1 reminder: your meeting at 15:00 today.")
+    assert helper.handle_text("cancel the meeting reminder").reply.text == (
+        "Cancelled your meeting.")
+
+
 def test_any_alarms_counts_alarms_only(tmp_path: Path) -> None:
     helper, _ = _assistant(tmp_path)
     helper.handle_text("set a timer for ten minutes")

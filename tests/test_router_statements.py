@@ -59,6 +59,11 @@ def rows(name: str) -> list[str]:
         ("the party is at the weekend", False),
         ("the sun is in my eyes can you close the blinds", False),  # a request with it
         ("is the key under the pot", False),
+        # a date of someone named: kept (it was read as a question, nothing was stored)
+        ("lucy's birthday is june 5th", True),
+        ("grandad's anniversary is on the 3rd of april", True),
+        ("today's date is the 7th", False),
+        ("lucy's birthday is coming up", False),
     ],
 )
 def test_what_counts_as_a_statement(text: str, states: bool) -> None:

@@ -113,6 +113,13 @@ def test_a_chain_of_follow_ups_works_from_each_result(helper: Assistant) -> None
     assert turn.reply.data["result"] == 45, turn.to_json()
 
 
+def test_another_percentage_takes_the_percentage_place(helper: Assistant) -> None:
+    """ "and 30 percent" after "20 percent of 150" was 20 percent of 30 percent (0.06)."""
+    said(helper, "what's 20 percent of 150")
+    turn = said(helper, "and 30 percent")
+    assert turn.reply.data["result"] == 45 and turn.reply.text == "30 percent of 150 is 45."
+
+
 def test_a_rounding_reads_the_previous_value(helper: Assistant) -> None:
     said(helper, "what's ten divided by three")
     turn = said(helper, "round it to two decimal places")

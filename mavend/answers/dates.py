@@ -213,6 +213,10 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
                 # "what's the date next friday", "what day was yesterday": the date of a
                 # day named; today's is the clock's
                 return DateQuestion("weekday", span, span)
+            named = DateQuestion("weekday", span, span)
+            if kind == "offset" and _a_whole_day(span, now) and _resolvable(named, now):
+                # "what date is the second sunday in may", "... a week from friday"
+                return named
             continue
         target = m.group("target").strip()
         if kind == "weekday" and target in ("it", "it today", "today", "it now"):
@@ -226,6 +230,13 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
             return question
         return None
     return None
+
+
+def _a_whole_day(span: str, now: datetime) -> bool:
+    """`span` is a day and nothing else ("today" is the clock's to answer)."""
+    found = resolve_time(span, now, prefer_future=True)
+    return (found is not None and found.kind == "date" and found.phrase == span
+            and "today" not in span)
 
 
 def _resolvable(question: DateQuestion, now: datetime) -> bool:

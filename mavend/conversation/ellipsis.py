@@ -462,9 +462,15 @@ def _query(topic: Topic, fragment: Fragment) -> Rebuilt | None:
             text = _swap(text, topic.time_phrase, fragment.time_phrase)
         else:
             text = f"{text} {fragment.time_phrase}"
-    if fragment.obj:
+    if fragment.obj and _PERCENT.fullmatch(fragment.obj) and (said := _PERCENT.search(text)):
+        # "what's 20 percent of 150" "and 30 percent": the percentage, not the 150
+        text = f"{text[:said.start()]}{fragment.obj}{text[said.end():]}"
+    elif fragment.obj:
         text = _swap(text, topic.obj, fragment.obj)
     return Rebuilt(Intent.QUERY, text)
+
+
+_PERCENT = re.compile(r"\b\d+(?:\.\d+)? ?(?:percent|per cent|%)")
 
 
 def _act(topic: Topic, fragment: Fragment) -> Rebuilt | None:

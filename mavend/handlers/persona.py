@@ -91,6 +91,13 @@ _SOCIAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"good evening", "Good evening."),
         (r"hello|hi|hey|hiya|hi there|hello there", "Hello."),
         (r"bye|goodbye|bye bye|see you|see you later|see ya", "Bye."),
+        # "how are you": the model said "I'm Jarvis, running on this computer."
+        (r"(?:(?:hi|hello|hey|hiya|good morning|good afternoon|good evening)(?: there)?"
+         r"(?: \{name\})?\s+)?(?:(?:so|and|um|uh)\s+)?(?:how are you|how r u|how are ya"
+         r"|how's it going|hows it going|how are things|how have you been|how's your day"
+         r"|hows your day|you alright|are you ok|are you okay|are you well)"
+         r"(?:\s+(?:doing|today|this morning|this evening|tonight|going|keeping|feeling))*",
+         "I'm fine, thanks for asking. What can I do for you?"),
     )
 )
 

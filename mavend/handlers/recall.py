@@ -321,8 +321,13 @@ def grounded(answer: str, found: list[Recalled], question: str) -> bool:
         return False
     # A word from the rows that the question did not already hold: an answer
     # that only echoes the question (or says nothing) tells the user nothing.
-    from_rows = set().union(*(content_stems(r.text) for r in found)) - content_stems(question)
-    return bool(content_stems(answer) & from_rows)
+    rows = set().union(*(content_stems(r.text) for r in found))
+    from_rows = rows - content_stems(question)
+    # And what the question asks about, where the rows name it: "Lucy's name is Lucy."
+    # answered "what's my daughter called" without the daughter (the 0.5B model did).
+    asked_about = {w for w in content_stems(question) & rows if len(w) > 1}  # not "'s"
+    return bool(content_stems(answer) & from_rows) and (
+        not asked_about or bool(content_stems(answer) & asked_about))
 
 
 def phrase_answer(question: str, found: list[Recalled], ctx: HandlerContext) -> str:

@@ -15,6 +15,7 @@ from datetime import datetime
 from rapidfuzz import fuzz
 
 from mavend.handlers.common import HandlerContext
+from mavend.language.person import to_second_person
 from mavend.language.timeparse import find_time, resolve_time
 from mavend.router.grammar import normalize
 from mavend.scheduler import Reminder, spoken_time
@@ -45,7 +46,10 @@ def focus_key(session: str) -> str:
 
 
 def label(reminder: Reminder) -> str:
-    return reminder.text if reminder.kind != "timer" else f"the {reminder.text}"
+    """How a reply names it: its words said back ("my meeting" -> "your meeting")."""
+    if reminder.kind == "timer":
+        return f"the {reminder.text}"
+    return to_second_person(reminder.text, starts_sentence=False)
 
 
 def described(reminder: Reminder, now: datetime) -> str:

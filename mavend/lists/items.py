@@ -1,6 +1,7 @@
 """List items: splitting what was said into items, tidying each, and the keys they match on.
 
-"eggs, milk and bread" is three items; "mac and cheese" one (COMPOUNDS); on the to-do list
+"eggs, milk and bread" is three items, and so is "eggs milk and bread" (plural and
+everyday-item breaks, mavend.lists.groceries); "mac and cheese" one (COMPOUNDS); on the to-do list
 "and" splits only between two phrases ("pack the car and water the plants"), so "call mum
 and dad" stays one task. Each item keeps its quantity ("two pints of milk") and loses its
 article ("some eggs" -> "eggs"). Its `key` (normalized, singular, number words as digits)
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from mavend.language.nouns import singular
+from mavend.lists.groceries import one_thing, whole_item
 from mavend.lists.names import TODO
 
 MAX_ITEM_CHARS = 200
@@ -146,7 +148,7 @@ def split_items(
     if not words:
         return []
     if not breaks and list_name != TODO and any(w in _AND for w in words):
-        breaks = plural_breaks(words)
+        breaks = plural_breaks(words) | item_breaks(words)
     parts: list[list[str]] = [[]]
     for index, word in enumerate(words):
         if index in breaks and parts[-1]:
@@ -170,6 +172,17 @@ def plural_breaks(words: Sequence[str]) -> frozenset[int]:
         if not looks_plural(word) or singular(word) in _UNITS:
             continue
         found.add(index + 1)
+    return frozenset(found)
+
+
+def item_breaks(words: Sequence[str]) -> frozenset[int]:
+    """Where two everyday items meet in a list said without commas ("milk eggs and
+    bread"): between two words that are each a whole item and not one thing together."""
+    found = set()
+    for index, (word, following) in enumerate(pairwise(words)):
+        first, second = singular(word), singular(following)
+        if whole_item(first) and whole_item(second) and not one_thing(first, second):
+            found.add(index + 1)
     return frozenset(found)
 
 

@@ -82,6 +82,9 @@ def _same_verb(grammar: CommandGrammar, left: str, first: GrammarMatch, right: s
             return ""
         return again
     lights = re.search(rf"\b{re.escape(room)}\s+(?:lights?|lamps?)\b", left) if room else None
+    if lights is None and room and left.endswith(f" {room}"):
+        # "turn on the lights in the kids room and the hallway": the second room's too
+        lights = re.search(rf"{re.escape(room)}$", left)
     if lights is None:
         return ""
     again = f"{left[:lights.start()]}{other}{left[lights.end():]}"

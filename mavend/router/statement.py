@@ -72,6 +72,15 @@ _THE_STATES = re.compile(
     r"(?:\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
     r"|weekdays|weekends|(?<=called )\w|(?<=named )\w)"
 )
+# "lucy's birthday is june 5th", "dad's anniversary is on the 3rd": a date of someone
+# named, kept like one of "my" own (it was read as a question, and nothing was kept).
+_MONTH = (r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march"
+          r"|april|june|july|august|september|october|november|december)")
+_NAMED_DATE = re.compile(
+    rf"^{_FILLER}(?!(?:today|tomorrow|yesterday|tonight|it|that|this|what|who|where)'s)"
+    rf"[a-z]+'s\s+(?:[\w'-]+\s+){{0,2}}?(?:birthday|anniversary|name day|due date|wedding"
+    rf"(?: anniversary)?)\s+{_BE}\s+(?:on\s+)?(?:the\s+)?(?:\d|{_MONTH}\b)"
+)
 # A request said in the same breath makes it no plain statement ("the sun is in my eyes
 # can you close the blinds").
 _REQUEST = re.compile(r"\b(?:can you|could you|would you|will you|please|remind me|put that)\b")
@@ -84,7 +93,8 @@ def is_statement(text: str) -> bool:
     if "?" in said or _ASKS.match(said):
         return False
     bare = said.rstrip(".!")
-    if (_PLACED.match(bare) or _PUT.match(bare) or _THE_STATES.match(bare)) and not (
+    if (_PLACED.match(bare) or _PUT.match(bare) or _THE_STATES.match(bare)
+            or _NAMED_DATE.match(bare)) and not (
         _REQUEST.search(bare)
     ):
         return True
