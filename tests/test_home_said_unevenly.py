@@ -472,3 +472,21 @@ def test_water_the_garden_opens_its_valve(home: Home) -> None:
     assert home.state("valve.garden_water_valve") == "open"
     home.say("stop watering the garden")
     assert home.state("valve.garden_water_valve") == "closed"
+
+
+def test_a_rooms_music_turned_down_and_stopped(home: Home) -> None:
+    # A player with VOLUME_SET and no VOLUME_STEP still steps (Home Assistant does it).
+    home.say("turn the music down in the kitchen")
+    volume = home.standin.states["media_player.kitchen_radio"]["attributes"]["volume_level"]
+    assert volume == pytest.approx(0.2)
+    home.say("stop the music everywhere")
+    assert home.state("media_player.kitchen_radio") == "paused"
+    assert home.changed() == {"media_player.kitchen_radio"}
+
+
+def test_a_room_set_to_a_number_is_its_heating(home: Home) -> None:
+    home.say("set the bedroom to 21")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 21
+    home.say("make the bedroom a bit warmer")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] > 21
+    assert home.changed() == {"climate.bedroom_radiator"}

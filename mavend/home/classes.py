@@ -315,8 +315,10 @@ PLAYER = DeviceClass(
         "pause": Operation("media_pause", 1, reached=_state_is("paused", "idle", "off")),
         "stop": Operation("media_stop", 4096, reached=_state_is("idle", "off", "paused")),
         "next": Operation("media_next_track", 32),
-        "up": Operation("volume_up", 1024),
-        "down": Operation("volume_down", 1024),
+        # Home Assistant registers volume_up/down for VOLUME_STEP or VOLUME_SET (it steps
+        # a set-only player's level itself): either bit will do.
+        "up": Operation("volume_up", 1024 | 4),
+        "down": Operation("volume_down", 1024 | 4),
         "previous": Operation("media_previous_track", 16),
         "set": Operation(
             "volume_set",

@@ -210,13 +210,14 @@ def _which(word: str, found: Sequence[DeviceSpec]) -> str:
 def _all_of(found: list[DeviceSpec], word: str, room: str, here: str, op: str) -> Resolution:
     """Every device of a kind: the room's, this room's, or the home's."""
     where = room or (here if any(d.room == here for d in found) else "")
+    words = word if word.endswith("s") else plural_of(word)  # "every blind": all 17 blinds
     if where:
         found = [d for d in found if d.room == where]
         if not found:
-            return Resolution(refusal=f"There are no {word} in the {where} that I know of.")
+            return Resolution(refusal=f"There are no {words} in the {where} that I know of.")
     # A few are named ("The study shutters and the den curtains are closed."), more are
     # counted ("All 5 blinds in the kitchen are closed.").
-    group = f"all {len(found)} {word}" + (f" in the {where}" if where else "")
+    group = f"all {len(found)} {words}" + (f" in the {where}" if where else "")
     return _able(op, tuple(found), word, group if len(found) > 3 else "")
 
 
