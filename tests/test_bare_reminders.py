@@ -66,6 +66,9 @@ def test_each_kind_is_asked_in_its_own_words() -> None:
         ("timer for the lasagne", "the lasagne"),
         ("remind me to tell him to call me", "tell him to call me"),  # "me" stays a word
         ("set a pasta timer", "set a pasta timer"),  # a named kind keeps its name
+        # a hesitation inside the task is no part of it (it was "uh pick up the kids")
+        ("uh remind me to uh pick up the um kids", "pick up the kids"),
+        ("remind me to buy 10 mm screws", "buy 10 mm screws"),
     ],
 )
 def test_a_request_for_a_kind_leaves_no_task_behind(said: str, task: str) -> None:

@@ -33,6 +33,16 @@ def fluent(text: str) -> str:
     return " ".join(said.split())
 
 
+# Hesitations only: "mm" and "ah" can be words in what is kept ("10 mm screws").
+_HESITATIONS = re.compile(r"\b(?:uh+|um+|uhm+|er+|erm+|hmm+)\b")
+
+
+def without_fillers(text: str) -> str:
+    """`text` (normalized) without the hesitations said inside it: a reminder's words
+    are kept as meant ("pick up the kids", not "uh pick up the kids")."""
+    return " ".join(_HESITATIONS.sub(" ", text).split())
+
+
 def said_once(text: str) -> str:
     """`text` (normalized) said twice in a row, as once: "set a timer for two hours set a
     timer for 2 hours" (Whisper wrote the command twice, once in words, once in digits) is

@@ -22,6 +22,7 @@ from datetime import datetime
 from rapidfuzz import fuzz, process
 
 from mavend.config import ActSlot, ActSpec, ActsSettings
+from mavend.language.disfluency import without_fillers
 from mavend.language.nouns import singular
 from mavend.language.numbers import TEENS, TENS, UNITS
 from mavend.language.reminder_kinds import reminder_kind, when_question
@@ -457,7 +458,7 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
         if phrase:
             task = task.replace(normalize(phrase), " \x00 ")
     task = _RU_ORPHAN.sub(" ", task).replace("\x00", " ")
-    task = " ".join(task.split())
+    task = without_fillers(task)
     task = _REMINDER_LEAD_RU.sub("", _REMINDER_LEAD.sub("", task))
     task = _OBLIGATION.sub("", task)
     words = task.split()
