@@ -367,3 +367,24 @@ def test_a_past_verb_reads_as_the_task_would_say_it(word: str, forms: tuple[str,
     from mavend.language.verbs import present_forms
 
     assert present_forms(word) == forms
+
+
+@pytest.mark.parametrize(
+    ("said", "items"),
+    [
+        ("we need eggs", ("eggs",)),  # it was kept as a note, "we need eggs"
+        ("we need more milk and bread", ("milk", "bread")),
+        ("so we still need toilet roll", ("toilet roll",)),
+        ("we need a plumber", None),  # no thing a shop sells: left to the router
+        ("we need to talk", None),
+        ("i need coffee", None),  # the speaker's need, not the household's
+        ("we need a holiday", None),
+    ],
+)
+def test_what_the_household_needs_goes_on_the_shopping_list(
+    said: str, items: tuple[str, ...] | None
+) -> None:
+    found = parse_list_command(said)
+    assert (found.items if found else None) == items
+    if found:
+        assert found == ListCommand("add", SHOPPING, items)

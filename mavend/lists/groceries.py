@@ -22,7 +22,8 @@ _ITEM_WORDS = """
     croissant wrap tortilla pizza wine beer cider lemonade cola soda gin vodka whisky
     toothpaste toothbrush shampoo conditioner soap deodorant razor tissue napkin foil
     clingfilm bleach detergent sponge battery bulb candle tape glue tent torch charger
-    nappy diaper wipe plaster paracetamol ibuprofen vitamin dogfood catfood litter
+    nappy diaper wipe plaster paracetamol ibuprofen vitamin dogfood catfood litter roll paper
+    bag liquid powder tablet
 """
 ITEMS: frozenset[str] = frozenset(_ITEM_WORDS.split())
 
@@ -39,6 +40,7 @@ _PAIR_WORDS = """
     rice+cracker chicken+sausage pork+sausage lemon+tea cherry+tomato peanut+oil
     water+biscuit soda+water garlic+salt onion+salt tomato+sauce pasta+sauce cheese+sauce
     chocolate+sauce apple+sauce vinegar+crisp vinegar+chip onion+crisp onion+chip
+    bread+roll sausage+roll egg+roll cheese+roll ham+roll tea+bag milk+powder
 """
 PAIRS: frozenset[tuple[str, ...]] = frozenset(
     tuple(pair.split("+")) for pair in _PAIR_WORDS.split()

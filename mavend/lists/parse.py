@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mavend.language.nouns import singular
 from mavend.language.verbs import present_forms
+from mavend.lists.groceries import whole_item
 from mavend.lists.items import PRONOUNS, split_items, tidy
 from mavend.lists.names import SHOPPING, TODO, canonical_name
 from mavend.router.grammar import normalize
@@ -276,6 +278,14 @@ _RAN_OUT = re.compile(
     r"|(?:we|i)\s+(?:just\s+)?ran out of)"
     r"\s+(?P<items>.+?)(?:\s+(?:again|now|already|at home|in the house))?$"
 )
+# "we need eggs", "we need more milk and bread": the household's need of everyday things
+# goes on the shopping list (it was a note, "we need eggs"); a need of anything else ("we
+# need a plumber", "we need to talk") is left to the router.
+_WE_NEED = re.compile(
+    r"^(?:(?:oh|so|hey|ok|okay|right|um|uh|and)\s+)*we\s+(?:still\s+|also\s+|really\s+)?need\s+"
+    r"(?:some\s+|more\s+|a\s+few\s+|a\s+bit\s+of\s+|another\s+)?(?P<items>(?!to\b)[a-z][a-z' ]*?)"
+    r"(?:\s+(?:again|too|as well|from the shops?|for the weekend))?$"
+)
 # What runs out but is not bought: time, patience, the office, one's breath.
 _NOT_BOUGHT = re.compile(
     r"^(?:the|my|our|your|this|that|it|here|there|time|breath|ideas?|luck|patience|money|"
@@ -326,6 +336,11 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
         items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
         return ListCommand("add", SHOPPING, tuple(i for i in items if i not in PRONOUNS)) \
             if items else None
+    if (need := _WE_NEED.match(text)) and not _MORE_THAN_ITEMS.search(need["items"]):
+        span = need["items"]
+        items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
+        if items and all(whole_item(singular(item.split()[-1])) for item in items):
+            return ListCommand("add", SHOPPING, tuple(items))
     for action, pattern in _PATTERNS:
         match = pattern.match(text)
         if match is None:
