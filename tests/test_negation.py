@@ -290,6 +290,8 @@ def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> Non
         # "actually make it 15" with no "no": it set a timer named "actually make it 15"
         ("set a timer for 10 minutes actually make it 15", ("timer", 15 * 60)),
         ("remind me to call dad at 5 pm sorry make that 6", ("call dad", 3 * 3600)),
+        # the new length said with its unit: "for" kept (it ran nothing)
+        ("set a timer for 5 minutes no wait 10 minutes", ("timer", 10 * 60)),
     ],
 )
 def test_a_repair_that_says_only_the_time_again_sets_it(tmp_path, said: str,

@@ -207,6 +207,9 @@ def retimed(first: str, then: str, now: datetime) -> str:
     new = find_time(said, now)
     if new is not None and " ".join(new.phrase.lower().split()) == said:
         replacement = new.phrase
+        lead = re.match(r"(?:for|in|at|on) ", old.phrase)
+        if lead and not re.match(r"(?:for|in|at|on|by) ", replacement):
+            replacement = lead.group(0) + replacement  # "for 5 minutes" + "10 minutes"
     elif _NUMBER.fullmatch(said) and _NUMBER.search(old.phrase):
         replacement = _NUMBER.sub(said, old.phrase, count=1)  # "10" in "for 5 minutes"
     else:
