@@ -31,6 +31,8 @@ SCRIPT = {
     "I drank two coffees": Route(Intent.FACT, key="coffees", value="two"),
     "I drank a coffee": Route(Intent.FACT, key="coffees", value="a"),
     "I watered the plants": Route(Intent.FACT, key="watered", value="the plants"),
+    "I fed the cat at 8": Route(Intent.FACT, key="fed", value="the cat at 8"),
+    "I walked the dog at 9 pm": Route(Intent.FACT, key="walked", value="the dog"),
     "I slept 7 hours": Route(Intent.FACT, key="sleep", value="7 hours"),
     "I slept 6 hours": Route(Intent.FACT, key="sleep", value="6 hours"),
     "how many coffees did I have today": Route(Intent.QUERY),
@@ -266,10 +268,24 @@ def test_a_fact_then_a_query_returns_it(settings, clock) -> None:
         "You logged 3 coffees today (twice)."
     )
     assert say(assistant, "when did I last water the plants").text == (
-        "You last logged watered the plants at 15:00 today."
+        "You last watered the plants at 15:00 today."
     )
     (fact,) = [f for f, _, _ in FactLog(assistant.store, TZ).recent() if f.key == "watered"]
     assert fact.utterance == "I watered the plants" and fact.at == NOW + timedelta(hours=1)
+
+
+def test_a_thing_done_at_a_time_said_is_logged_then(settings, clock) -> None:
+    """"i fed the cat at 8" said later was logged at the moment it was said ("You last
+    logged fed the cat at 8 at 16:00")."""
+    assistant = assistant_for(settings, clock)
+    clock.at = NOW.replace(hour=11)
+    assert say(assistant, "I fed the cat at 8").text == "Noted: fed the cat, at 08:00 today."
+    assert say(assistant, "when did I feed the cat").text == (
+        "You last fed the cat at 08:00 today.")
+    assert say(assistant, "I walked the dog at 9 pm").text == (
+        "Noted: walked the dog, at 21:00 yesterday.")
+    (fact,) = [f for f, _, _ in FactLog(assistant.store, TZ).recent() if f.key == "walked"]
+    assert fact.at == (NOW - timedelta(days=1)).replace(hour=21)
 
 
 def test_sums_over_this_week(settings, clock) -> None:

@@ -146,7 +146,7 @@ def test_a_fact_logged_first_is_still_answered(tmp_path: Path) -> None:
         )
     reply = FactQueries(a.ctx).answer("when did I last water the plants")
     assert reply is not None and reply.data == {"fact_id": 1}
-    assert reply.text.startswith("You last logged watered the plants at")
+    assert reply.text.startswith("You last watered the plants at")
 
 
 def test_deletes_forget_and_other_processes_keep_recall_in_step(tmp_path: Path) -> None:

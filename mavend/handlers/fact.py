@@ -22,6 +22,7 @@ from mavend.handlers.common import (
     stem,
 )
 from mavend.language.nouns import plural
+from mavend.language.timeparse import find_time, resolve_time
 from mavend.replies import Change
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
@@ -67,6 +68,8 @@ def fact_phrase(key: str, value: str) -> str:
     return f"{words}: {value}" if value else words
 
 
+_CLOCK_SAID = re.compile(r"\d|o ?clock|noon|midnight|half|quarter")
+_PAST_VERB = re.compile(r"^[a-z]+ed\b(?!:)")
 # A portion of something had: "a glass", "two slices" (not "80 kilos" of weight).
 _MEASURE = re.compile(
     r"(?:a|an|one|two|three|four|five|\d+) (?:glass|cup|mug|bowl|bottle|can|pint|slice"
@@ -92,11 +95,13 @@ class FactHandler:
             # "actually they're in the drawer" said after "my glasses are on the piano":
             # kept as the whole statement it was rebuilt as, which recall can find
             utterance = slots.text.strip()
+        now = self.ctx.now()
+        done_at, value = when_done(slots.value, utterance, now)
         vector, embedder = self.ctx.embed(utterance or f"{slots.key} {slots.value}")
         fact = self.ctx.facts.add(
             slots.key,
-            slots.value,
-            self.ctx.now(),
+            value,
+            done_at,
             utterance=utterance,
             embedding=vector,
             embedder=embedder,
@@ -104,11 +109,33 @@ class FactHandler:
         )
         ref = {"id": fact.id, "key": fact.key, "value": fact.value, "utterance": utterance,
                "speaker": fact.speaker}
+        at = "" if done_at == now else f", at {spoken_time(done_at, now)}"
         return Reply(
-            f"Noted: {fact_phrase(fact.key, fact.value)}.",
+            f"Noted: {fact_phrase(fact.key, fact.value)}{at}.",
             data={"fact_id": fact.id, "key": fact.key, "value": fact.value},
             changes=(Change("fact.add", f"logged {fact_phrase(fact.key, fact.value)}", ref),),
         )
+
+
+def when_done(value: str, utterance: str, now: datetime) -> tuple[datetime, str]:
+    """When a thing logged was done, and its value without the time: "i fed the cat at 8",
+    said at 11:10, was done at 08:00. A time said is in the past: a clock time not yet
+    reached today was yesterday's. No time said: now, the value as it is."""
+    found = find_time(utterance, now) if utterance else None
+    if found is None or found.kind not in ("time", "datetime") or not _CLOCK_SAID.search(
+            found.phrase):
+        return now, value  # "this morning" names no hour: now, not a made-up 09:00
+    past = resolve_time(found.phrase, now, prefer_future=False)
+    if past is None:
+        return now, value
+    when = past.when
+    if when > now and past.kind == "time":
+        when -= timedelta(days=1)  # "at 8 pm", said in the morning: last night
+    if when > now:
+        return now, value
+    if value.endswith(found.phrase):
+        value = value[: len(value) - len(found.phrase)].strip()
+    return when, value
 
 
 @dataclass(frozen=True)
@@ -139,10 +166,10 @@ class FactQueries:
         if fact is None:
             return None
         now = self.ctx.now()
-        return Reply(
-            f"You last logged {fact_phrase(fact.key, fact.value)} at {spoken_time(fact.at, now)}.",
-            data={"fact_id": fact.id},
-        )
+        said = fact_phrase(fact.key, fact.value)
+        # "You last fed the cat at 08:00 today": a thing done, said as done
+        done = said if _PAST_VERB.match(said) else f"logged {said}"
+        return Reply(f"You last {done} at {spoken_time(fact.at, now)}.", data={"fact_id": fact.id})
 
     def _how_much(self, how: str, what: str) -> Reply | None:
         period = self._period(what)
