@@ -240,7 +240,8 @@ class Assistant:
             return self._in_turn(several, session, context)
         # A reminder command, or a bare "cancel the dentist" when a dentist reminder is set.
         command = (parse_command(said) or self.handler.reminders.claim(said)
-                   or self.handler.reminders.timer_minutes(said, session))
+                   or self.handler.reminders.timer_minutes(said, session)
+                   or self.handler.reminders.time_again(said, session))
         if command is not None:
             decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
             self.conversation.remember(session, decision, said)

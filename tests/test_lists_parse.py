@@ -388,3 +388,16 @@ def test_what_the_household_needs_goes_on_the_shopping_list(
     assert (found.items if found else None) == items
     if found:
         assert found == ListCommand("add", SHOPPING, items)
+
+
+@pytest.mark.parametrize(
+    ("said", "command"),
+    [  # each was kept as a note, "add milk to the list but not eggs"
+        ("add milk to the list but not eggs", ListCommand("add", "", ("milk",))),
+        ("add milk and bread to the shopping list but not butter",
+         ListCommand("add", SHOPPING, ("milk", "bread"))),
+        ("remind me to buy milk but not eggs", None),  # no list command at all
+    ],
+)
+def test_but_not_leaves_the_other_off(said: str, command: ListCommand | None) -> None:
+    assert parse_list_command(said) == command

@@ -91,3 +91,24 @@ def test_a_range_or_a_task_with_and_is_left_alone(tmp_path: Path) -> None:
     )
     assert ("reminder", 7, 17, 0, "call mum and dad", "") in pending
     assert len([p for p in pending if p[4] == "call the garage"]) <= 1
+
+
+def test_a_new_time_said_right_after_moves_the_one_just_set(tmp_path: Path) -> None:
+    """ "no not tomorrow on thursday" set a second reminder, "to no not tomorrow"."""
+    from datetime import timedelta
+
+    clock = MovableClock(NOW)
+    a = make_assistant(kit_settings(tmp_path), clock=clock)
+    a.handle_text("remind me to water the plants tomorrow morning")
+    a.handle_text("no not tomorrow on thursday")
+    (moved,) = a.ctx.reminders.pending()
+    assert (moved.text, moved.fire_at.day) == ("water the plants", 10)
+    a.handle_text("set an alarm for 6")
+    a.handle_text("no 6 30")
+    alarm = next(r for r in a.ctx.reminders.pending() if r.kind == "alarm")
+    assert (alarm.fire_at.hour, alarm.fire_at.minute) == (6, 30)
+    # Minutes later it is no correction: nothing moves.
+    clock.at += timedelta(minutes=10)
+    a.handle_text("no on friday")
+    assert sorted((r.kind, r.fire_at.day) for r in a.ctx.reminders.pending()) == [
+        ("alarm", 8), ("reminder", 10)]

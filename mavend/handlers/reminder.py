@@ -40,11 +40,13 @@ from mavend.handlers.reminder_commands import (
     duration_of,
     parse_command,
     parse_loose,
+    time_said_again,
 )
 from mavend.handlers.reminder_find import (
     MERIDIEM,
     ReminderFinder,
     described,
+    focus_key,
     label,
     match_words,
     of_kind,
@@ -95,6 +97,10 @@ def timer_name(words: str) -> str:
     if not kept or all(word in _NOT_A_NAME for word in kept):
         return ""
     return " ".join(kept)
+
+
+# How long after one is set or moved a bare new time ("no on thursday") is its correction.
+JUST_SET_S = 120.0
 
 
 def _session(context: TurnContext | None) -> str:
@@ -290,6 +296,18 @@ class ReminderHandler:
         focus = self.finder.focus(session, self.ctx.reminders.active())
         kind = focus.kind if focus is not None and focus.kind in (TIMER, ALARM) else ""
         return another_one(said, kind)
+
+    def time_again(self, said: str, session: str) -> ReminderCommand | None:
+        """ "no on thursday", "not tomorrow, thursday" said right after one was set or
+        moved in this session: its new time (it set a reminder "to no not tomorrow").
+        Not later: by then "no on thursday" is no correction of it."""
+        when = time_said_again(said)
+        if when is None:
+            return None
+        stored = self.ctx.session.get(focus_key(session)) or {}
+        if self.ctx.now().timestamp() - float(stored.get("at") or 0) > JUST_SET_S:
+            return None
+        return ReminderCommand("move", what="it", pronoun=True, when=when)
 
     def timer_minutes(self, said: str, session: str) -> ReminderCommand | None:
         """ "make it 15" when "it" is a timer (the session's focus): 15 minutes from now.

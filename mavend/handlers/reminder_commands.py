@@ -478,6 +478,40 @@ def _shift(said: str) -> ReminderCommand | None:
     return None
 
 
+# "no on thursday", "no not tomorrow on thursday", "not tomorrow thursday": the time of the
+# one just set, said again (it set a reminder "to no not tomorrow", on Thursday).
+_NOT_THAT = re.compile(
+    rf"{_POLITE}(?:(?:no|nope|sorry|oops|wait)\s+)+(?P<rest>.+)$|{_POLITE}(?P<not>not\s+.+)$"
+)
+
+
+def time_said_again(said: str) -> str | None:
+    """The new time in "no [not <old time>] <new time>", or None. Only the caller knows
+    whether a reminder was just set for it to be the time of."""
+    m = _NOT_THAT.match(normalize(said))
+    if m is None:
+        return None
+    words = (m["rest"] or m["not"]).split()
+    if words[0] == "not":  # "not tomorrow on thursday": the old time, then the new one
+        for cut in range(2, len(words)):
+            old, new = " ".join(words[1:cut]), " ".join(words[cut:]).removeprefix("but ")
+            if _whole_time(old) and _whole_time(new):
+                return _clock(new)
+        return None
+    new = " ".join(words).removeprefix("but ")
+    return _clock(new) if _whole_time(new) else None
+
+
+def _whole_time(words: str) -> bool:
+    found = resolve_time(_clock(words), _EPOCH)
+    return found is not None and found.phrase == _clock(words) and duration_of(words) is None
+
+
+def _clock(words: str) -> str:
+    """normalize() wrote "6:30" as "6 30": a 24-hour pair reads as a clock again."""
+    return re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", words.strip())
+
+
 def _make_it(said: str) -> ReminderCommand | None:
     m = _MAKE_IT.match(said)
     if m is None or _A_VALUE.search(m["when"]):

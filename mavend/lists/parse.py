@@ -286,6 +286,7 @@ _WE_NEED = re.compile(
     r"(?:some\s+|more\s+|a\s+few\s+|a\s+bit\s+of\s+|another\s+)?(?P<items>(?!to\b)[a-z][a-z' ]*?)"
     r"(?:\s+(?:again|too|as well|from the shops?|for the weekend))?$"
 )
+_BUT_NOT = re.compile(r"^(?P<said>.+?)\s+but (?:not|no|don't add|dont add|leave out)\s+\S.*$")
 # What runs out but is not bought: time, patience, the office, one's breath.
 _NOT_BOUGHT = re.compile(
     r"^(?:the|my|our|your|this|that|it|here|there|time|breath|ideas?|luck|patience|money|"
@@ -323,6 +324,9 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
     text = _strip(normalize(said))
     if not text or _OTHER_ROOM.search(text):
         return None
+    if (but := _BUT_NOT.match(text)) and (kept := parse_list_command(but["said"])) is not None \
+            and kept.action == "add":
+        return kept  # "add milk to the list but not eggs": the milk (it was a note)
     if _SHOPPING_QUESTION.match(text):
         return ListCommand("read", SHOPPING)
     if (need := _NEED_QUESTION.match(text)) and not _NOT_SHOPPING.search(need["items"]) \
