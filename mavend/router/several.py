@@ -25,6 +25,7 @@ from mavend.router.grammar import CommandGrammar
 MAX_TIMES = 4  # "at 6, 7, 8 and 9": more than that in one breath is a misheard paragraph
 
 _PARTS = re.compile(r"\s*,\s*|\s+(?:and|then|plus)(?:\s+(?:then|also|again))?\s+|\s+&\s+")
+_JOINED = re.compile(r"\b(?:and|then|plus)\b|&|,")
 _FILLER = re.compile(r"^(?:(?:one|another|also|again|then|the other)\s+)+")
 _LEAD = re.compile(r"^(?:at|for|in|on|by)\b")
 _BARE_CLOCK = re.compile(
@@ -42,6 +43,8 @@ _UNIT_RANK = {**{u: i for i, u in enumerate(_UNITS)}, "sec": 0, "min": 1, "hr": 
 
 def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
     """The request once per time it names (normalized words), or None for one time."""
+    if not _JOINED.search(said):
+        return None  # one time at most: no grammar match spent on it
     said = _uncounted(said)
     found = grammar.match(said)
     if found is None or found.intent is not Intent.REMINDER:
