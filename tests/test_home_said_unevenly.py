@@ -490,3 +490,10 @@ def test_a_room_set_to_a_number_is_its_heating(home: Home) -> None:
     home.say("make the bedroom a bit warmer")
     assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] > 21
     assert home.changed() == {"climate.bedroom_radiator"}
+
+
+def test_a_thermostat_set_to_a_number_is_set_in_degrees(home: Home) -> None:
+    """ "set every thermostat to 19" was a light's level (light_set, then device_set)."""
+    home.say("set every thermostat to 19")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 19
+    assert home.changed() == {"climate.bedroom_radiator"}

@@ -149,8 +149,10 @@ class CommandGrammar:
             return None
         if slots.get("when", "").split(" ", 1)[0] in _QUESTION_WORDS:
             return None  # "remind me what i said about the car" asks; {when} is no time
-        if name in ("device_open", "device_close") and slots.get("device") in _TURNED_NOT_OPENED:
-            return None  # "turn the heating up" is warmer (device_up), not "open the heating"
+        if name in _NOT_THE_HEATINGS and slots.get("device") in _HEATING_WORDS:
+            # "turn the heating up" is warmer (device_up), not "open the heating"; "set all
+            # thermostats to 18" is 18 degrees (device_temperature), not a brightness
+            return None
         metadata = result.intent_metadata or {}
         return GrammarMatch(
             intent=Intent(kind),
@@ -169,8 +171,10 @@ class CommandGrammar:
 
 
 _QUESTION_WORDS = frozenset({"what", "what's", "where", "when", "who", "how", "which", "why"})
-# "(turn|put) <dev> up" opens a blind; said of the heating it is a step warmer.
-_TURNED_NOT_OPENED = frozenset({"heating", "heat", "thermostat", "thermostats", "temperature"})
+# "(turn|put) <dev> up" opens a blind and "set <dev> to 40" is a light's level; said of the
+# heating, each is its own act (a step warmer, degrees).
+_HEATING_WORDS = frozenset({"heating", "heat", "thermostat", "thermostats", "temperature"})
+_NOT_THE_HEATINGS = frozenset({"device_open", "device_close", "light_set", "device_set"})
 
 
 def _same_command(a: GrammarMatch, b: GrammarMatch) -> bool:
