@@ -10,7 +10,8 @@ request ("i need a timer please"), which must be answered with its kind's questi
 how long?", "What time should the alarm go off?", "When should I remind you?") and leave
 nothing, then the answer ("for twenty minutes"), which must leave exactly one row of the
 right kind, at the right minute and, where the row names one, with the right task (a
-timer's name). Nothing here reaches the bank, a grammar or a prompt.
+timer's name). A reminder with a time and no task then asks what for, and a third turn
+answers it ("to check the post"). Nothing here reaches the bank, a grammar or a prompt.
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 from mavend.assistant import Assistant  # noqa: E402
 from mavend.config import ReminderSettings, Settings, StorageSettings  # noqa: E402
+from mavend.handlers.reminder_task import QUESTION as TASK_QUESTION  # noqa: E402
 from mavend.language.reminder_kinds import when_question  # noqa: E402
 from mavend.router import build_router  # noqa: E402
 from mavend.state.store import Store  # noqa: E402
 
+TASK_ANSWER = "check the post"  # said to "What should I remind you about?"
 TZ = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 12, 2, 14, 0, tzinfo=TZ)
 ROWS = ROOT / "bench" / "data" / "bare_reminder_requests.jsonl"
@@ -62,6 +65,10 @@ def judge(assistant: Assistant, case: dict[str, str]) -> tuple[str, str, bool]:
     if intent != "reminder":
         return f"routed {intent}", asked.reply.text, question
     answered = assistant.handle_text(case["answer"])
+    if answered.reply.text == TASK_QUESTION and not reminders(assistant):
+        # A reminder with a time and no task asks what for (session 29): a third turn.
+        answered = assistant.handle_text(f"to {TASK_ANSWER}")
+        case = {**case, "task": case["task"] or TASK_ANSWER}
     rows = reminders(assistant)
     if len(rows) != 1:
         return f"{len(rows)} rows after the answer", answered.reply.text, question

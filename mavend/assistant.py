@@ -34,6 +34,7 @@ from mavend.handlers import (
 )
 from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
+from mavend.handlers.reminder_task import pending_task, task_answer
 from mavend.home.devices import chosen
 from mavend.language.disfluency import said_once
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
@@ -45,7 +46,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands
-from mavend.router.negation import reminder_rewrite
+from mavend.router.negation import reminder_rewrite, withdrawal
 from mavend.router.several import each_time
 from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
@@ -221,6 +222,10 @@ class Assistant:
         if chose is not None:  # "the study one", after "Which fan: ...?"
             self.conversation.remember(session, chose[0], said)
             return chose
+        answered = self._task_answer(utterance, said, session)
+        if answered is not None:  # "the washing", after "What should I remind you about?"
+            self.conversation.remember(session, answered, said)
+            return answered, self.handler.handle(answered, context)
         withdrawn = self._withdrawn(utterance)
         if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
             self.conversation.remember(session, withdrawn, said)
@@ -389,6 +394,16 @@ class Assistant:
         args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
         decision = _settled(utterance, said, "choice", str(asked["act"]), {**args, "device": name})
         return decision, self.handler.handle(decision, context)
+
+    def _task_answer(self, utterance: str, said: str, session: str) -> Decision | None:
+        """This session's answer to "What should I remind you about?", unless the words
+        are a request of their own (a command, "never mind"); any turn drops the question."""
+        when = pending_task(self.ctx, session)
+        grammar = getattr(self.router, "grammar", None)
+        if when is None or withdrawal(said) is not None or (
+                grammar is not None and grammar.match(said) is not None):
+            return None
+        return task_answer(utterance, said, when)
 
     @staticmethod
     def _stage0(utterance: str, intent: Intent, said: str, decided_by: str) -> Decision:

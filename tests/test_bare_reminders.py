@@ -142,8 +142,6 @@ def assistant(tmp_path: Path, router: Router, clock: MovableClock) -> Iterator[A
         ("make me an alarm", "for 5:50", ALARM, "2026-12-03 05:50", "alarm", None),
         ("remind me to stretch", "in half an hour", REMINDER, "2026-12-02 14:30",
          "stretch", "OK, I'll remind you to stretch at 14:30 today."),
-        ("could you set me a reminder", "at six pm", REMINDER, "2026-12-02 18:00",
-         "reminder", None),
     ],
 )
 def test_asked_then_answered_leaves_one_row_of_the_kind(
@@ -160,6 +158,31 @@ def test_asked_then_answered_leaves_one_row_of_the_kind(
     assert (row["kind"], local_fire_at(row), row["text"]) == (kind, when, text)
     if reply is not None:
         assert answered.reply.text == reply
+
+
+def test_a_reminder_with_a_time_and_no_task_asks_what_for(
+    assistant: Assistant, clock: MovableClock
+) -> None:
+    """It set a reminder called "reminder" (its notification said nothing else)."""
+    from datetime import timedelta
+
+    assert assistant.handle_text("could you set me a reminder").reply.text == (
+        when_question(REMINDER))
+    asked = assistant.handle_text("at six pm").reply
+    assert (asked.outcome, asked.text) == ("asked", "What should I remind you about?")
+    assert reminder_rows(assistant) == []
+    done = assistant.handle_text("to call the garage").reply
+    assert done.text == "OK, I'll remind you to call the garage at 18:00 today."
+    [row] = reminder_rows(assistant)
+    assert (row["kind"], local_fire_at(row), row["text"]) == (
+        REMINDER, "2026-12-02 18:00", "call the garage")
+    # "never mind" is no task; words said a minute later are no answer either
+    assistant.handle_text("remind me in ten minutes")
+    assistant.handle_text("never mind")
+    assistant.handle_text("remind me in ten minutes")
+    clock.at += timedelta(seconds=90)
+    assistant.handle_text("the washing")
+    assert len(reminder_rows(assistant)) == 1
 
 
 def test_a_named_timer_can_be_asked_about_by_its_name(assistant: Assistant) -> None:

@@ -54,6 +54,7 @@ from mavend.handlers.reminder_find import (
 )
 from mavend.handlers.reminder_questions import NOUNS as _NOUNS
 from mavend.handlers.reminder_questions import ReminderQuestions
+from mavend.handlers.reminder_task import ask_task
 from mavend.handlers.timers import TimerCommands, asked_seconds
 from mavend.language.person import to_second_person
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind, when_question
@@ -161,8 +162,10 @@ class ReminderHandler:
             text = f"{name} timer"
         elif kind == TIMER:
             text = f"timer for {human_duration((when - now).total_seconds())}"
+        elif not text and not alarm:  # "remind me in ten minutes": of what?
+            return ask_task(self.ctx, when, _session(context))
         elif not text:
-            text = "alarm" if alarm else "reminder"
+            text = "alarm"
         try:
             text = check_text(text)
         except MavendError as exc:
