@@ -262,7 +262,7 @@ def parse_loose(text: str) -> ReminderCommand | None:
     if (command := parse_command(said)) is not None:
         return command
     if (m := _TO.match(said)) and not re.match(_NEW_REFERENCE, m["target"]):
-        when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
+        when = _clock(m["when"])
         if resolve_time(when, _EPOCH) is not None and duration_of(when) is None:
             return ReminderCommand("move", what=m["target"].strip(), when=when)
     for pattern, action in ((_PAUSE, "pause"), (_RESUME, "resume")):
@@ -516,7 +516,7 @@ def _make_it(said: str) -> ReminderCommand | None:
     m = _MAKE_IT.match(said)
     if m is None or _A_VALUE.search(m["when"]):
         return None
-    when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
+    when = _clock(m["when"])
     if duration_of(when) is not None and not when.startswith("in "):
         # "make it 15 minutes" (after a timer, or a reminder just set): from now. It set
         # a new reminder "to make it".
@@ -546,8 +546,7 @@ def _move(said: str) -> ReminderCommand | None:
         return made
     if m := _TO.match(said):
         what, pronoun, kind = _target(m["target"])
-        # normalize() wrote "16:00" as "16 00"; a 24-hour pair reads as a clock again.
-        when = re.sub(r"\b([01]?\d|2[0-3]) ([0-5]\d)\b", r"\1:\2", m["when"].strip())
+        when = _clock(m["when"])
         if duration_of(when) is not None and not re.match(r"^in ", when):
             return None  # "set the timer to 5 minutes" is a timer's length, not a time
         if resolve_time(when, _EPOCH) is None:
