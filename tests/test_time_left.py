@@ -78,3 +78,29 @@ def test_a_question_about_the_alarm_is_answered_about_alarms(tmp_path: Path) -> 
     a.ctx.reminders.add("alarm", datetime(2026, 12, 3, 7, 0, tzinfo=TZ), now=NOW, kind="alarm")
     assert a.handle_text("what time is my alarm").reply.text == (
         "Your alarm is set for 07:00 tomorrow.")
+
+
+def test_the_next_of_a_kind_is_the_first_one_set(tmp_path: Path) -> None:
+    """ "how long until my next alarm" said "You have no timers." with no alarm set, and
+    "when's my next reminder" listed every one."""
+    a = _assistant(tmp_path, "reminders")
+    assert a.handle_text("how long until my next alarm").reply.text == (
+        "You have no alarms set.")
+    a.ctx.reminders.add("alarm", NOW + timedelta(hours=15, minutes=20, seconds=12), now=NOW,
+                        kind="alarm")
+    assert a.handle_text("how long until my next alarm").reply.text == (
+        "Your alarm is in 15 hours and 20 minutes, at 06:50 tomorrow.")
+    a.ctx.reminders.add("call mum", NOW + timedelta(hours=3), now=NOW)
+    assert a.handle_text("when's my next reminder").reply.text == (
+        "Your reminder, check the washing, is in 40 minutes, at 16:10 today.")
+
+
+def test_pause_all_timers_pauses_each(tmp_path: Path) -> None:
+    """It said "I found no timer like that."."""
+    a = _assistant(tmp_path, "reminders")
+    a.ctx.reminders.add("pizza timer", NOW + timedelta(minutes=12), now=NOW, kind="timer",
+                        name="pizza")
+    assert a.handle_text("pause all timers").reply.text == "Paused 2 timers."
+    assert all(t.paused_left is not None for t in a.ctx.reminders.active() if t.kind == "timer")
+    assert a.handle_text("resume all my timers").reply.text == "Resumed 2 timers."
+    assert all(t.paused_left is None for t in a.ctx.reminders.active())

@@ -57,7 +57,7 @@ from mavend.handlers.reminder_questions import ReminderQuestions
 from mavend.handlers.reminder_task import ask_task
 from mavend.handlers.timers import TimerCommands, asked_seconds
 from mavend.language.person import to_second_person
-from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind, when_question
+from mavend.language.reminder_kinds import ALARM, REMINDER, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
 from mavend.recurrence import SpokenSeries, parse_series
 from mavend.replies import Change
@@ -335,6 +335,8 @@ class ReminderHandler:
         if (action == "left" and command.what and not command.pronoun
                 and (left := self.questions.left_of(command.what, session)) is not None):
             return left
+        if action == "left" and command.kind in (ALARM, REMINDER):
+            return self.questions.next_of_kind(command.kind, session)
         if action in TimerCommands.ACTIONS:
             return self.timers.run(command, context)
         if action == "cancel" and command.everything:

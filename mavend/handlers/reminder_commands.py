@@ -123,7 +123,10 @@ _LEFT = re.compile(
     r"(?:left|remaining|to go)?|what'?s left|time left)"
     r"(?: (?:on|for|in|of|until|till) (?P<target>.+?))?"
     r"(?: (?:is done|goes off|rings|is up|ends))?$|"
-    r"how long (?:until|till|before) (?P<until>.+?)(?: (?:goes off|rings|is up|ends))?$"
+    r"how long (?:until|till|before) (?P<until>.+?)(?: (?:goes off|rings|is up|ends))?$|"
+    # "when's my next reminder", "what time is my next alarm": the first one of the kind
+    r"(?:when(?:'s| is| s)|what time is|what's|what is) (?P<next>(?:my|the) next "
+    r"(?:reminder|alarm|timer))(?: set for| for| due)?$"
 )
 # "the dentist reminder, delete it": the reference first, the verb and "it" after it.
 _THEN_IT = re.compile(
@@ -388,6 +391,11 @@ ONE_DAY = re.compile(
 
 
 def _timer_edits(said: str) -> ReminderCommand | None:
+    for pattern, action in ((_PAUSE, "pause"), (_RESUME, "resume")):
+        m = pattern.match(said)
+        target = (m.groupdict().get("target") or m.groupdict().get("target2") or "") if m else ""
+        if _EVERY_TIMER.match(target.strip()):  # "pause all timers": each of them
+            return ReminderCommand(action, everything=True, kind="timer")
     if m := _PAUSE.match(said):
         what, pronoun, kind = _target(m["target"])
         if pronoun or kind == "timer" or re.fullmatch(r"(?:the |my )?(?:\w+ )?timers?", what):
@@ -412,7 +420,7 @@ def _left(said: str) -> ReminderCommand | None:
     m = _LEFT.match(said)
     if m is None:
         return None
-    target = (m["target"] or m["until"] or "").strip()
+    target = (m["target"] or m["until"] or m["next"] or "").strip()
     done = re.search(r" (?:is|are) (?:done|ready|cooked)$", said) is not None
     if done:  # "how long until the pasta is done": a timer, named by what it times
         target = re.sub(r" (?:is|are) (?:done|ready|cooked)$", "", target)
@@ -420,8 +428,9 @@ def _left(said: str) -> ReminderCommand | None:
         return None
     if _EVERY_TIMER.match(target):  # "how long left on my timers": each of them, not "which?"
         target = ""
-    what, pronoun, _ = _target(target)
-    return ReminderCommand("left", what=what, pronoun=pronoun, kind="timer")
+    what, pronoun, kind = _target(target)
+    # "how long until my next alarm": an alarm's (it said "You have no timers.")
+    return ReminderCommand("left", what=what, pronoun=pronoun, kind=kind or "timer")
 
 
 _GOES_OFF = re.compile(

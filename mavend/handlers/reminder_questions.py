@@ -20,7 +20,7 @@ from mavend.handlers.reminder_find import (
 )
 from mavend.handlers.timers import TimerCommands
 from mavend.language.reminder_kinds import ALARM, TIMER
-from mavend.scheduler import spoken_time
+from mavend.scheduler import Reminder, spoken_time
 
 # "when is the plumber coming", "when am i calling the dentist", "what day is the bin
 # collection": a question whose answer is a reminder's time. Never a past one ("when did").
@@ -79,13 +79,25 @@ class ReminderQuestions:
             return Reply(which_one(tuple(matches), now), Outcome.ASKED)
         if not matches:
             return None
-        chosen = matches[0]
+        return self._left(matches[0], session, now)
+
+    def next_of_kind(self, kind: str, session: str) -> Reply:
+        """ "how long until my next alarm", "when's my next reminder": the first one set."""
+        pending = sorted(of_kind(self.ctx.reminders.active(), kind), key=lambda r: r.fire_at)
+        if not pending:
+            return Reply(f"You have no {NOUNS[kind][1]} set.")
+        return self._left(pending[0], session, self.ctx.now())
+
+    def _left(self, chosen: Reminder, session: str, now: datetime) -> Reply:
         self.finder.set_focus(session, chosen)
         if chosen.kind == TIMER:
             return self.timers.one_left(chosen, now)
-        left = human_duration(max(0.0, (chosen.fire_at - now).total_seconds()))
+        seconds = max(0.0, (chosen.fire_at - now).total_seconds())
+        if seconds >= 3600:  # hours away: to the minute ("18 hours and 53 minutes")
+            seconds = round(seconds / 60) * 60
         noun = "alarm" if chosen.kind == ALARM else "reminder"
-        return Reply(f"Your {noun}, {label(chosen)}, is in {left}, at "
+        named = "" if label(chosen) == noun else f", {label(chosen)},"  # not "alarm, alarm"
+        return Reply(f"Your {noun}{named} is in {human_duration(seconds)}, at "
                      f"{spoken_time(chosen.fire_at, now)}.",
                      data={"reminder_id": chosen.id, "fire_at": chosen.due})
 

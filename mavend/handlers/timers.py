@@ -58,8 +58,10 @@ class TimerCommands:
             return self._all_left(timers)
         if not timers:
             return Reply("You have no timers.")
-        found = self.finder.find(timers, command.what, pronoun=command.pronoun, session=session)
         now = self.ctx.now()
+        if command.everything and command.action in ("pause", "resume"):
+            return self._each(timers, command.action, now)
+        found = self.finder.find(timers, command.what, pronoun=command.pronoun, session=session)
         if found.chosen is None:
             if not found.matches:
                 listed = "; ".join(described(t, now) for t in timers[:5])
@@ -127,6 +129,24 @@ class TimerCommands:
             self._left_words(timer, now) + ".",
             data={"reminder_id": timer.id, "left_s": round(_left(timer, now))},
         )
+
+    def _each(self, timers: list[Reminder], action: str, now: datetime) -> Reply:
+        """ "pause all timers", "resume all my timers": each one not already so."""
+        todo = [t for t in timers if (t.paused_left is None) == (action == "pause")]
+        if len(todo) == 1 or len(timers) == 1:
+            one = todo[0] if todo else timers[0]
+            return self._pause(one, now) if action == "pause" else self._resume(one, now)
+        if not todo:
+            return Reply(f"All {len(timers)} timers are already "
+                         f"{'paused' if action == 'pause' else 'running'}.")
+        for timer in todo:
+            if action == "pause":
+                self.ctx.reminders.pause(timer.id, now=now)
+            else:
+                self.ctx.reminders.resume(timer.id, now=now)
+        self.ctx.on_reminders_changed()
+        done = "Paused" if action == "pause" else "Resumed"
+        return Reply(f"{done} {len(todo)} timers.", data={"reminder_ids": [t.id for t in todo]})
 
     def _pause(self, timer: Reminder, now: datetime) -> Reply:
         if timer.paused_left is not None:
