@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import sqlite3
+import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -497,3 +498,26 @@ def test_a_thermostat_set_to_a_number_is_set_in_degrees(home: Home) -> None:
     home.say("set every thermostat to 19")
     assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] == 19
     assert home.changed() == {"climate.bedroom_radiator"}
+
+
+def test_the_room_said_after_a_question(home: Home) -> None:
+    """ "what's the thermostat set to in the bedroom", the room last, said "I don't know"."""
+    reply = home.say("what's the radiator set to in the bedroom")
+    assert "20 degrees" in reply.text and "18.5" in reply.text
+    assert home.say("are the blinds open in the kitchen").text == "The kitchen blinds are open."
+    assert home.changed() == set()
+
+
+def test_on_at_a_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "turn on the bedroom lamp at 50 percent" said there was no bedroom lamp."""
+    dimmable = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ndimmable = true\n')
+    monkeypatch.setattr(sys.modules[__name__], "TABLE", dimmable)
+    with StandIn(copy.deepcopy(HOME)) as served:
+        house = Home(tmp_path, served)
+        try:
+            house.say("turn on the bedroom lamp at 50 percent")
+            lamp = served.states["light.bedroom_lamp"]
+            assert lamp["state"] == "on" and lamp["attributes"]["brightness"] in (127, 128)
+            assert house.changed() == {"light.bedroom_lamp"}
+        finally:
+            house.assistant.store.close()
