@@ -320,6 +320,20 @@ def test_the_date_of_a_day_named(answers: Answers, text: str, day: date) -> None
     assert calendar.day_name[day.weekday()] in reply.text
 
 
+@pytest.mark.parametrize(
+    ("text", "reply"),
+    [  # NOW is Wednesday 2 December 2026; each was refused, or said only the date
+        ("is it the weekend", "No: today is Wednesday, 2 December 2026."),
+        ("is today a weekday", "Yes: today is Wednesday, 2 December 2026."),
+        ("is it wednesday today", "Yes: today is Wednesday, 2 December 2026."),
+        ("is tomorrow a weekday", "Yes: tomorrow is Thursday, 3 December 2026."),
+    ],
+)
+def test_a_guess_about_today_is_answered_yes_or_no(answers: Answers, text: str,
+                                                   reply: str) -> None:
+    assert ask(answers, text).text == reply
+
+
 def test_impossible_dates_get_one_sentence(answers: Answers) -> None:
     reply = ask(answers, "what day of the week is 30 february")
     assert reply.text == "There's no 30 February: February has 29 days."

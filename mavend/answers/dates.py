@@ -145,6 +145,10 @@ class DateQuestion:
     guess: str = ""  # "is christmas on a friday": the weekday guessed
 
 
+_IS_TODAY = re.compile(
+    r"^is (?:it|today)(?: today)? (?:the |a |an |on a )?(?P<guess>weekend|weekday|week day|work "
+    r"day|working day|monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: today)?$"
+)
 # "is 2027 a leap year", "was 1900 a leap year", "is it a leap year this year", "when is
 # the next leap year": the 0.5B model, asked, said 2027 was divisible by 4.
 _LEAP = re.compile(
@@ -193,6 +197,8 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
         if found is not None and found.kind == "time" and found.phrase == clock["target"]:
             return DateQuestion("until_clock", clock["target"], clock["target"],
                                 clock["unit"] or "hours")
+    if today := _IS_TODAY.match(numeric):  # "is it the weekend", "is it friday today"
+        return DateQuestion("weekday", "today", "today", guess=today["guess"])
     if leap := _LEAP.match(numeric):
         return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
     if days := _DAYS_IN.match(numeric):
@@ -573,6 +579,13 @@ def _weekday(target: _Target, today: date, guess: str) -> Answer:
     said = spoken_date(target.day, with_year=True)
     if _RELATIVE_DAY.match(target.name):
         name = "today" if target.day == today else target.name
+        if guess:  # "is tomorrow a weekday": yes or no first (it said only the date)
+            kind = _DAY_KINDS.get(guess)
+            right = ((target.day.weekday() >= 5) == (kind == "weekend") if kind
+                     else guess == weekday.lower())
+            data["correct"] = right
+            return Answer(f"{'Yes' if right else 'No'}: {name} {tense} {weekday}, {said}.",
+                          SKILL, data)
         if _WEEKDAY_WORD.search(name):  # "Last Friday was 4 December", not "... Friday, 4 ..."
             return Answer(f"{_capital(name)} {tense} {said}.", SKILL, data)
         return Answer(f"{_capital(name)} {tense} {weekday}, {said}.", SKILL, data)
