@@ -221,6 +221,8 @@ def test_normalize() -> None:
         ("keep in mind that gran is vegetarian", "gran is vegetarian"),
         ("put a note that the boiler was serviced today", "the boiler was serviced today"),
         ("can you jot down a note saying the gate code is 4512", "the gate code is 4512"),
+        # without its "that" (it was "Sorry, I can't help with that here")
+        ("take a note the car needs an mot in march", "the car needs an mot in march"),
     ],
 )
 def test_remember_that_is_a_note_at_stage_0(grammar: CommandGrammar, text: str, note: str) -> None:

@@ -428,7 +428,8 @@ def test_a_short_timer_is_said_back_as_asked_though_the_turn_took_time(settings,
 
 
 @pytest.mark.parametrize(
-    "said", ["what notes do i have", "read me my notes", "what did i ask you to remember"]
+    "said", ["what notes do i have", "read me my notes", "what did i ask you to remember",
+             "how many notes do i have"]
 )
 def test_asking_for_the_notes_reads_them_newest_first(tmp_path: Path, said: str) -> None:
     """Recall found nothing "about" such words: "I don't know: I have nothing stored"
@@ -447,3 +448,18 @@ def test_asking_for_the_notes_reads_them_newest_first(tmp_path: Path, said: str)
         "You have 2 notes. “the spare key is under the blue pot”; "
         "“the boiler service is due in march”."
     ), reply.text
+
+
+def test_read_my_last_note_reads_the_newest_alone(tmp_path: Path) -> None:
+    """It said "I don't know: I have nothing stored about that." with notes stored."""
+    from tests.scripted import Classified, ScriptedClassifier
+
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99})
+    start = datetime(2026, 12, 6, 9, 0, tzinfo=TZ)
+    a = make_assistant(kit_settings(tmp_path), classifier=ScriptedClassifier({}, query),
+                       clock=MovableClock(start + timedelta(hours=1)))
+    for minutes, text in enumerate(["the boiler service is due in march",
+                                    "the spare key is under the blue pot"]):
+        a.ctx.notes.add(text, start + timedelta(minutes=minutes))
+    assert a.handle_text("read my last note").reply.text == (
+        "Your last note, from 09:01 today: “the spare key is under the blue pot”.")

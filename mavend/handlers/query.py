@@ -40,6 +40,7 @@ from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
 from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
+from mavend.scheduler import spoken_time
 
 DONT_KNOW = "I don't know: I have nothing stored about that."
 _TODAY = re.compile(r"\b(?:today|tonight)\b")
@@ -51,7 +52,13 @@ _ALL_NOTES = re.compile(
     r"(?:my|the) notes"
     r"|what (?:did|have) i (?:ask|asked|tell|told|get|got) you to (?:remember|note(?: down)?)"
     r"|what (?:do you|have you) (?:remember|got|noted|stored|saved)(?: for me| about me)?"
-    r"|what is in my notes|what are my notes|any notes)(?: please)?$"
+    r"|what is in my notes|what are my notes|any notes"
+    r"|how many notes (?:do i have|have i got|are there))(?: please)?$"
+)
+# "read my last note": the newest one alone (it said "I don't know").
+_LAST_NOTE = re.compile(
+    r"^(?:can you |could you |please )?(?:read|show|tell|give)(?: me)? (?:my|the) "
+    r"(?:last|latest|newest|most recent) note(?: please)?$|^what was my (?:last|latest) note$"
 )
 NOTES_SAID = 5  # the newest this many are read out; the count says how many there are
 
@@ -70,6 +77,8 @@ class QueryHandler:
         question = decision.slots.text.strip() or decision.utterance.strip()
         if _ALL_NOTES.match(normalize(decision.utterance)):
             return self.notes_said()
+        if _LAST_NOTE.match(normalize(decision.utterance)):
+            return self.notes_said(newest=1)
         source = decision.source
         # "how many days until my sister's birthday" (routed to the clock, which said the
         # time): counted from the date kept for it, or said that none is.
@@ -92,13 +101,19 @@ class QueryHandler:
             return Reply(DONT_KNOW, Outcome.DONE, data={"recalled": []})
         return self._general_knowledge(decision, question)
 
-    def notes_said(self) -> Reply:
-        """The newest notes this voice may read, with how many there are."""
+    def notes_said(self, newest: int = 0) -> Reply:
+        """The newest notes this voice may read, with how many there are; `newest`: that
+        many alone ("read my last note")."""
         readable = self.ctx.readable()
         notes = [note for note, _, _ in self.ctx.notes.recent()
                  if readable is None or note.speaker in readable]
         if not notes:
             return Reply("You have no notes.", data={"notes": []})
+        if newest == 1:
+            last = notes[0]
+            when = spoken_time(last.at, self.ctx.now())
+            return Reply(f"Your last note, from {when}: “{last.text}”.",
+                         data={"notes": [last.id], "count": len(notes)})
         said = "; ".join(f"“{n.text}”" for n in notes[:NOTES_SAID])
         count = "1 note" if len(notes) == 1 else f"{len(notes)} notes"
         newest = "" if len(notes) <= NOTES_SAID else f" The newest {NOTES_SAID}:"

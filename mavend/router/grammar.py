@@ -153,6 +153,9 @@ class CommandGrammar:
             # "turn the heating up" is warmer (device_up), not "open the heating"; "set all
             # thermostats to 18" is 18 degrees (device_temperature), not a brightness
             return None
+        if kind == Intent.NOTE and slots.get("note", "").startswith("that "):
+            # "make a note that X" read by "make a note {note}": the note is X
+            slots["note"] = slots["note"].removeprefix("that ")
         metadata = result.intent_metadata or {}
         return GrammarMatch(
             intent=Intent(kind),
