@@ -75,6 +75,13 @@ def series_of(said: str, now: datetime = NOW, *, alarm: bool = False) -> Series:
          "2026-12-03 07:00", "every Monday, Tuesday, Wednesday and Thursday at 07:00"),
         ("every day but not saturday or sunday at 9 check the post",
          "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-12-03 09:00", "every weekday at 09:00"),
+        # "except weekends" took the weekends for the repeat: the opposite of what was said
+        ("every day except weekends at 7 walk the dog", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+         "2026-12-03 07:00", "every weekday at 07:00"),
+        ("every day except at the weekend at 8 take the bins", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+         "2026-12-03 08:00", "every weekday at 08:00"),
+        ("every day but not weekdays at 10 lie in", "FREQ=WEEKLY;BYDAY=SA,SU",
+         "2026-12-05 10:00", "every Saturday and Sunday at 10:00"),
         ("move about every hour during the day",
          "FREQ=DAILY;BYHOUR=9,10,11,12,13,14,15,16,17;BYMINUTE=0", "2026-12-02 16:00",
          "every hour from 09:00 to 17:00"),

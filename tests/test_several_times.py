@@ -112,3 +112,26 @@ def test_a_new_time_said_right_after_moves_the_one_just_set(tmp_path: Path) -> N
     a.handle_text("no on friday")
     assert sorted((r.kind, r.fire_at.day) for r in a.ctx.reminders.pending()) == [
         ("alarm", 8), ("reminder", 10)]
+
+
+def test_two_sized_timers_said_as_one_are_two(tmp_path: Path) -> None:
+    """It was one timer, named "set a 5 minute timer and a timer", for 10 minutes."""
+    pending = _pending(tmp_path, "set a 5 minute timer and a 10 minute timer")
+    assert [(kind, (hour * 60 + minute) - (10 * 60 + 45), name)
+            for kind, _, hour, minute, _, name in pending] == [("timer", 5, ""), ("timer", 10, "")]
+
+
+def test_an_alarm_named_by_its_time_is_the_one_cancelled(tmp_path: Path) -> None:
+    """ "delete the 6 30 alarm" said it found no alarm like that."""
+    pending = _pending(tmp_path, "set an alarm for half six tomorrow",
+                       "set an alarm for 8 tomorrow", "delete the 6 30 alarm")
+    assert [(kind, hour, minute) for kind, _, hour, minute, *_ in pending] == [("alarm", 8, 0)]
+
+
+def test_every_day_except_weekends_is_weekdays(tmp_path: Path) -> None:
+    """It set the alarm for Saturday and Sunday only: the opposite of what was said."""
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW))
+    a.handle_text("set an alarm for 7 every day except weekends")
+    (alarm,) = a.ctx.reminders.pending()
+    assert alarm.series is not None and alarm.series.rule == "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"
+    assert (alarm.fire_at.day, alarm.fire_at.hour) == (8, 7)  # Tuesday 07:00, the next weekday

@@ -9,7 +9,7 @@ the session last set or touched; one that fired since is newer and wins.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rapidfuzz import fuzz
@@ -140,6 +140,11 @@ def _bare_clock(said: str, now: datetime):
     """ "my 3 o'clock", "the 5 one": a clock said to pick a reminder, not to set one."""
     if m := re.search(r"\b(\d{1,2})(?:[: ](\d\d))? ?(?:o ?clock|oclock)\b", said):
         return resolve_time(m.group(0), now)
+    # "the 6 30 alarm", "my 7:15 one": an hour and its minutes before the noun
+    if m := re.search(r"\b([01]?\d|2[0-3])[: ]([0-5]\d)\b(?= (?:alarm|reminder|timer|one)s?\b)",
+                      said):
+        found = resolve_time(f"{m[1]}:{m[2]}", now)
+        return replace(found, phrase=m.group(0)) if found is not None else None
     return None
 
 

@@ -148,7 +148,12 @@ def parse_series(utterance: str, now: datetime, *, alarm: bool = False) -> Spoke
     """The repeat said in `utterance`, or None when it says none."""
     lx = lex(utterance)
     canon = lx.canon
-    found = next(((n, m) for n, p in _REPEATS if (m := p.search(canon))), None)
+    # "every day except weekends": the weekends are taken out, never the repeat (it set
+    # an alarm for Saturday and Sunday only)
+    kept_out = _EXCEPT_KIND.search(canon)
+    found = next(((n, m) for n, p in _REPEATS for m in p.finditer(canon)
+                  if kept_out is None or not kept_out.start() <= m.start() < kept_out.end()),
+                 None)
     plural = _ON_DAYS.search(utterance.lower())
     if plural is not None and (found is None or found[0] == "unit"):
         # "on tuesdays": the plural is the repeat, and the canonical text drops it.
@@ -181,6 +186,13 @@ def _finish(
             return SpokenSeries(None, "That leaves no day for it to go off on; nothing was set.",
                                 _cut(utterance, spans))
         spans.append(lx.span(*left_out.span()))
+    elif (kind_out := _EXCEPT_KIND.search(canon)) is not None:
+        days = ("SA", "SU") if kind_out["kind"].startswith("weekend") else WEEKDAY_CODES[:5]
+        if not _leave_out(parsed, days):
+            return SpokenSeries(None, "That leaves no day for it to go off on; nothing was set.",
+                                _cut(utterance, spans))
+        spans.append(lx.span(*kind_out.span()))
+        left_out = kind_out
     # "every other week on friday": the day is said apart from the repeat.
     day = re.search(rf"\b(?:(?:starting|beginning|from)\s+)?(?:on\s+)?(?P<days>{_DAYS})\b", canon)
     if parsed.freq == "WEEKLY" and not parsed.byday and day and left_out is None:
@@ -201,6 +213,12 @@ def _finish(
 _EXCEPT = re.compile(
     rf"\b(?:except|except for|but not|apart from|other than|excluding|not)\s+(?:on\s+)?"
     rf"(?P<days>{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+or\s+|\s+)(?:and\s+|or\s+)?{_DAY})*)\b"
+)
+
+
+_EXCEPT_KIND = re.compile(
+    r"\b(?:except|except for|but not|apart from|other than|excluding|not)\s+(?:on\s+|at\s+)?"
+    r"(?:the\s+)?(?P<kind>weekends?|weekdays?|week\s+days|work\s*days)\b"
 )
 
 

@@ -45,6 +45,8 @@ def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | 
     """The request once per time it names (normalized words), or None for one time."""
     if not _JOINED.search(said):
         return None  # one time at most: no grammar match spent on it
+    if (sized := _sized_timers(grammar, said, now)) is not None:
+        return sized
     said = _uncounted(said)
     found = grammar.match(said)
     if found is None or found.intent is not Intent.REMINDER:
@@ -120,6 +122,27 @@ def _read(part: str, lead: str, now: datetime) -> TimeResolution | None:
         if found is not None and " ".join(found.phrase.split()) == candidate:
             return found
     return None
+
+
+_SIZED = re.compile(
+    r"^(?P<verb>.*?\b(?:set|start|make|put on|give me|i need|i want))\s+(?P<first>(?:a|an)\s+\S+"
+    r"(?:\s+\S+)?\s+timer)\s+and\s+(?:(?:a|an|another)\s+)(?P<second>\S+(?:\s+\S+)?\s+timer)$"
+)
+
+
+def _sized_timers(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
+    """"set a 5 minute timer and a 10 minute timer": two timers (it was one, named "set a 5
+    minute timer and a timer"); each half must be the grammar's timer."""
+    m = _SIZED.match(said)
+    if m is None:
+        return None
+    requests = [f"{m['verb']} {m['first']}", f"{m['verb']} a {m['second']}"]
+    for request in requests:
+        found = grammar.match(request)
+        length = find_time(request, now)
+        if found is None or found.name != "timer" or length is None or length.kind != "duration":
+            return None  # "a pasta timer and an egg timer": no length, no split here
+    return requests
 
 
 def _uncounted(said: str) -> str:
