@@ -156,7 +156,7 @@ def _parse(numeric: str) -> Calculation | None:
         return None
     if _DATE_LIKE.fullmatch(text) and (not asked or text.count("/") == 2):
         return None  # "3/3/2015", or "2/29" said alone, is a date
-    text0 = text
+    each = bool(_SHARE.match(text))  # a share: said as each one's
     text, percent = _apply_templates(text)
     tokens = _tokens(text)
     if tokens is None or not _computes(tokens):
@@ -169,7 +169,7 @@ def _parse(numeric: str) -> Calculation | None:
         return None
     except CalcError:
         pass  # well formed, just without an answer: answer() says why
-    return Calculation(" ".join(tokens), tuple(tokens), percent, each=bool(_SHARE.match(text0)))
+    return Calculation(" ".join(tokens), tuple(tokens), percent, each=each)
 
 
 def _computes(tokens: list[str]) -> bool:
