@@ -252,7 +252,7 @@ def test_timers_are_reminders_listed_cancelled_and_snoozed_by_voice(settings, cl
         "Snoozed call mom for 5 minutes, until 17:05."
     )
     assert book.get(left.id).status == Status.PENDING
-    assert say(assistant, "cancel my reminder to call mom").text == "Cancelled call mom."
+    assert say(assistant, "cancel my reminder to call mom").text == "Cancelled the reminder to call mom."
     assert say(assistant, "list my reminders").text == "You have no reminders set."
 
 
@@ -425,6 +425,22 @@ def test_a_short_timer_is_said_back_as_asked_though_the_turn_took_time(settings,
     reply = assistant.handler.handle(decision)
     assert reply.text.startswith("Timer set for 5 seconds, until "), reply.text
     assert decision.slots.time == NOW + timedelta(seconds=5)
+
+
+def test_a_timer_keeps_the_length_said_as_its_name_though_the_turn_took_time(
+    settings, clock
+) -> None:
+    """A slow turn (the LLM loading) named a 3 minute timer "timer for 2 minutes and 55
+    seconds", so "cancel the 3 minute timer" then found nothing."""
+    assistant = assistant_for(settings, clock)
+    decision = assistant.router.route("set a timer for three minutes")
+    clock.at = clock.at + timedelta(seconds=5)
+    assistant.handler.handle(decision)
+    (timer,) = ReminderBook(assistant.store, TZ).pending()
+    assert timer.text == "timer for 3 minutes"
+    reply = say(assistant, "cancel the 3 minute timer")
+    assert reply.text == "Cancelled the timer for 3 minutes.", reply.text
+    assert ReminderBook(assistant.store, TZ).pending() == []
 
 
 @pytest.mark.parametrize(

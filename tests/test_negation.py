@@ -271,7 +271,7 @@ def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> Non
     a.handle_text("remind me at 6 pm tomorrow to feed the cat")
     a.handle_text("remind me at 7 pm tomorrow to call mum")
     reply = a.handle_text("don't remind me to feed the cat").reply
-    assert reply.text == "OK, I won't. Cancelled feed the cat.", reply.text
+    assert reply.text == "OK, I won't. Cancelled the reminder to feed the cat.", reply.text
     with a.store.read() as conn:
         rows = conn.execute("SELECT text, status FROM reminders ORDER BY id").fetchall()
     assert [tuple(r) for r in rows] == [("feed the cat", "cancelled"), ("call mum", "pending")]

@@ -180,7 +180,7 @@ def test_cancelling_a_series_says_the_series_is_cancelled(assistant: Assistant) 
     say(assistant, "remind me tomorrow at noon to phone the garage")
     reply = say(assistant, "cancel the recycling reminder")
     assert reply.text == (
-        "Cancelled put the recycling out: the whole series (every Monday at 09:00)."
+        "Cancelled the reminder to put the recycling out: the whole series (every Monday at 09:00)."
     )
     assert [r["status"] for r in rows(assistant)] == ["cancelled", "pending"]
 
@@ -216,9 +216,9 @@ def test_delete_by_its_words_and_by_its_time(assistant: Assistant) -> None:
     say(assistant, "remind me tomorrow at 10 to ring the dentist")
     say(assistant, "remind me at 3 pm to move the car")
     say(assistant, "remind me at 5 pm to start dinner")
-    assert say(assistant, "delete the dentist reminder").text == "Cancelled ring the dentist."
-    assert say(assistant, "get rid of my 3 o'clock reminder").text == "Cancelled move the car."
-    assert say(assistant, "could you remove the 5 pm one").text == "Cancelled start dinner."
+    assert say(assistant, "delete the dentist reminder").text == "Cancelled the reminder to ring the dentist."
+    assert say(assistant, "get rid of my 3 o'clock reminder").text == "Cancelled the reminder to move the car."
+    assert say(assistant, "could you remove the 5 pm one").text == "Cancelled the reminder to start dinner."
     assert [r["status"] for r in rows(assistant)] == ["cancelled"] * 3
 
 
@@ -236,7 +236,7 @@ def test_two_matches_are_asked_about_and_nothing_changes(assistant: Assistant) -
         ("pending", "10:00"), ("pending", "15:00"),
     ]
     # Said with its day, it is one.
-    assert say(assistant, "delete friday's dentist reminder").text == "Cancelled pay the dentist."
+    assert say(assistant, "delete friday's dentist reminder").text == "Cancelled the reminder to pay the dentist."
 
 
 def test_no_match_says_so_and_lists_what_there_is(assistant: Assistant) -> None:
@@ -422,7 +422,7 @@ def test_a_fired_reminder_is_it_for_the_next_turn(
     bread = book(assistant).pending()[0]
     clock.at = bread.fire_at + timedelta(seconds=5)
     book(assistant).fire(bread.id, bread.due, now=clock.at, late=False)
-    assert say(assistant, "cancel it").text == "Cancelled check the bread."
+    assert say(assistant, "cancel it").text == "Cancelled the reminder to check the bread."
     assert [r["status"] for r in rows(assistant)] == ["cancelled", "pending"]
     assert Status(rows(assistant)[1]["status"]) == Status.PENDING
 
@@ -519,7 +519,7 @@ def test_routed_to_reminders_a_cancel_without_a_reminder_word_finds_one(
         "scrap the dentist", Stage.SLOTS, Intent.REMINDER, 0.8, Slots(text="the dentist")
     )
     reply = assistant.handler.handle(decision)
-    assert reply.text == "Cancelled see the dentist."
+    assert reply.text == "Cancelled the reminder to see the dentist."
     assert [(r["text"], r["status"]) for r in rows(assistant)] == [
         ("see the dentist", "cancelled"), ("call the plumber", "pending"),
     ]
@@ -565,7 +565,7 @@ def test_the_reference_first_then_delete_it(assistant: Assistant) -> None:
     say(assistant, "remind me on friday at 8 to service the boiler")
     say(assistant, "remind me on friday at 9 to ring the landlord")
     reply = say(assistant, "the boiler reminder, i don't want it any more, so delete it")
-    assert reply.text == "Cancelled service the boiler."
+    assert reply.text == "Cancelled the reminder to service the boiler."
     assert [r["status"] for r in rows(assistant)] == ["cancelled", "pending"]
 
 
@@ -616,11 +616,36 @@ def test_remind_me_again_is_the_one_that_just_went_off(
 
 @pytest.mark.parametrize("said", ["stop reminding me about the bins",
                                   "you can stop reminding me to put the bins out",
-                                  "no more reminders about the bins please"])
+                                  "no more reminders about the bins please",
+                                  "don't remind me about the bins anymore",
+                                  "dont remind me to put the bins out any more",
+                                  "no more bin reminders",
+                                  "i don't need the bin reminder anymore",
+                                  "we dont need the bins reminder now",
+                                  "never mind the bin reminder",
+                                  "forget the bins reminder"])
 def test_stop_reminding_me_cancels_that_one(assistant: Assistant, said: str) -> None:
-    """It looked for a reminder called "reminding me about the bins" and found none."""
+    """It looked for a reminder called "reminding me about the bins" and found none;
+    "don't remind me about the bins anymore" said "OK, I won't" and left it set; "i don't
+    need the bin reminder anymore" and "never mind the bin reminder" asked "When should I
+    remind you?"; "no more bin reminders" was refused as an act."""
     say(assistant, "remind me every monday at 7 pm to put the bins out")
     say(assistant, "remind me at 5 pm to call mum")
     reply = say(assistant, said)
-    assert reply.text.startswith("Cancelled put the bins out"), reply.text
+    assert "Cancelled the reminder to put the bins out" in reply.text, reply.text
+    assert [r.text for r in book(assistant).pending()] == ["call mum"]
+
+
+@pytest.mark.parametrize("said", ["i don't need that reminder anymore", "forget that reminder"])
+def test_that_reminder_no_longer_needed_is_the_one_just_set(assistant: Assistant, said: str) -> None:
+    say(assistant, "remind me at 5 pm to call mum")
+    say(assistant, "remind me at 6 pm to water the plants")
+    assert say(assistant, said).text == "Cancelled the reminder to water the plants."
+    assert [r.text for r in book(assistant).pending()] == ["call mum"]
+
+
+@pytest.mark.parametrize("said", ["never mind", "forget it", "no more", "i don't need it"])
+def test_a_bare_never_mind_cancels_no_reminder(assistant: Assistant, said: str) -> None:
+    say(assistant, "remind me at 5 pm to call mum")
+    say(assistant, said)
     assert [r.text for r in book(assistant).pending()] == ["call mum"]

@@ -77,7 +77,7 @@ def test_a_reminder_is_listed_in_the_second_person(tmp_path: Path) -> None:
     assert helper.handle_text("what reminders do i have").reply.text == (
         "You have 1 reminder: your meeting at 15:00 today.")
     assert helper.handle_text("cancel the meeting reminder").reply.text == (
-        "Cancelled your meeting.")
+        "Cancelled the reminder about your meeting.")
 
 
 def test_any_alarms_counts_alarms_only(tmp_path: Path) -> None:

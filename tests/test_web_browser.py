@@ -66,7 +66,7 @@ def test_a_reminder_said_appears_without_a_reload_and_is_cancelled_by_a_click(pa
     change = wait(browser).until(
         seen.presence_of_element_located((By.CSS_SELECTOR, "#changes li[data-turn]"))
     )
-    assert "cancelled book the boiler service" in change.text
+    assert "cancelled the reminder to book the boiler service" in change.text
     button(change, "Undo").click()
     wait(browser).until(
         seen.text_to_be_present_in_element((By.ID, "reminders"), "book the boiler service")

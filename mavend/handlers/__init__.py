@@ -56,7 +56,10 @@ __all__ = [
 
 # A question about the user's own things: "where's my car", "what's our wifi password".
 _OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
-_REMIND_ME = re.compile(r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*)$")
+_REMIND_ME = re.compile(
+    r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*?)(?: any ?more| any longer| from now on"
+    r"| ever again| again)?$"
+)
 
 
 _OUTSIDE = re.compile(r"\b(?:outside|outdoors|out there|out)\b")

@@ -45,6 +45,8 @@ from mavend.handlers.reminder_commands import (
 from mavend.handlers.reminder_find import (
     MERIDIEM,
     ReminderFinder,
+    about,
+    cancelled_name,
     described,
     focus_key,
     label,
@@ -56,7 +58,6 @@ from mavend.handlers.reminder_questions import NOUNS as _NOUNS
 from mavend.handlers.reminder_questions import ReminderQuestions
 from mavend.handlers.reminder_task import ask_task
 from mavend.handlers.timers import TimerCommands, asked_seconds
-from mavend.language.person import to_second_person
 from mavend.language.reminder_kinds import ALARM, REMINDER, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
 from mavend.recurrence import SpokenSeries, parse_series
@@ -161,7 +162,8 @@ class ReminderHandler:
         if name:
             text = f"{name} timer"
         elif kind == TIMER:
-            text = f"timer for {human_duration((when - now).total_seconds())}"
+            # the length said, not what is left once a slow turn reaches here
+            text = f"timer for {human_duration(asked_seconds(decision.utterance, when, now))}"
         elif not text and not alarm:  # "remind me in ten minutes": of what?
             return ask_task(self.ctx, when, _session(context))
         elif not text:
@@ -185,15 +187,15 @@ class ReminderHandler:
                 changes=changes,
             )
         if kind == "alarm":
-            about = "" if text == "alarm" else f" ({text})"
+            named = "" if text == "alarm" else f" ({text})"
             return Reply(
-                f"Alarm set{about} for {stated_time(reminder.fire_at, now, dated=True)}.",
+                f"Alarm set{named} for {stated_time(reminder.fire_at, now, dated=True)}.",
                 data=data,
                 changes=changes,
             )
-        about = _about(text)
+        said = about(text)
         return Reply(
-            f"OK, I'll remind you{' ' + about if about else ''} at "
+            f"OK, I'll remind you{' ' + said if said else ''} at "
             f"{stated_time(reminder.fire_at, now)}.",
             data=data,
             changes=changes,
@@ -222,9 +224,9 @@ class ReminderHandler:
         changes = (set_change(reminder, now),)
         if kind == "alarm":
             return Reply(f"Alarm set {rule}; the first is at {first}.", data=data, changes=changes)
-        about = _about(text)
+        said = about(text)
         return Reply(
-            f"OK, I'll remind you{' ' + about if about else ''} {rule}; the first is at {first}.",
+            f"OK, I'll remind you{' ' + said if said else ''} {rule}; the first is at {first}.",
             data=data,
             changes=changes,
         )
@@ -410,17 +412,18 @@ class ReminderHandler:
         changes = (
             Change(
                 "reminder.cancel",
-                f"cancelled {label(reminder)}",
+                f"cancelled {cancelled_name(reminder)}",
                 {"ids": [reminder.id], "what": label(reminder)},
             ),
         )
         if reminder.series is not None:
             return Reply(
-                f"Cancelled {label(reminder)}: the whole series ({reminder.series.describe()}).",
+                f"Cancelled {cancelled_name(reminder)}: the whole series "
+                f"({reminder.series.describe()}).",
                 data=data,
                 changes=changes,
             )
-        named = label(reminder)
+        named = cancelled_name(reminder)
         if reminder.kind == "alarm" and named == "alarm":  # "Cancelled alarm." said no which
             named = f"the alarm at {spoken_time(reminder.fire_at, self.ctx.now())}"
         return Reply(f"Cancelled {named}.", data=data, changes=changes)
@@ -567,36 +570,14 @@ _AGAIN = re.compile(
 
 
 # A task said as a whole clause: "i have a meeting", "my passport expires in march".
-_CLAUSE = re.compile(
-    r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S"
-    r"|(?:my|our|the|a|an|his|her|their|your)\s.*\b(?:is|are|was|were|"
-    r"has|have|had|needs?|expires?|ends?|starts?|runs?|due|goes|comes|arrives?)\b)"
-)
-
-
-def _about(text: str) -> str:
-    """How the reply names the task: "to call mum", "about the bins", "that you have a
-    meeting" (the stored text keeps the owner's words)."""
-    lowered = text.lower()
-    if lowered in ("reminder", "alarm"):
-        return ""
-    if lowered.startswith("that "):
-        return to_second_person(text, starts_sentence=False)
-    if _CLAUSE.match(lowered):
-        return "that " + to_second_person(text, starts_sentence=False)
-    starts_verb = not lowered.startswith(("about ", "the ", "my ", "a "))
-    said_back = to_second_person(text, starts_sentence=False)  # "to take your pills"
-    return f"to {said_back}" if starts_verb else f"about {said_back}"
-
-
 def set_change(reminder: Reminder, now: datetime) -> Change:
     """What setting `reminder` changed, for "what did you just do?" and "undo that"."""
     noun = {"timer": "timer", "alarm": "alarm"}.get(reminder.kind, "reminder")
     named = reminder.kind != "timer" or reminder.name
-    about = f" ({reminder.name or reminder.text})" if named else ""
+    called = f" ({reminder.name or reminder.text})" if named else ""
     at = f"for {stated_time(reminder.fire_at, now)}"
     when = reminder.series.describe() if reminder.series else at
-    what = f"{noun}{about} {when}"
+    what = f"{noun}{called} {when}"
     return Change(
         "reminder.set", f"set a{'n' if noun == 'alarm' else ''} {what}",
         {"ids": [reminder.id], "what": f"the {what}"},

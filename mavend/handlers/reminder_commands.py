@@ -343,9 +343,23 @@ _STOP_REMINDING = re.compile(
 )
 
 
+# "no more bin reminders", "i don't need the plant reminder anymore", "never mind the
+# dentist reminder": one named by its reminder word (a bare "never mind" withdraws the turn).
+_NO_NEED = re.compile(
+    rf"{_POLITE}(?:no more (?P<more>.+? {_NOUN})|(?:i|we) (?:don'?t|do not|no longer) need "
+    rf"(?P<need>.+? {_NOUN})(?: any ?more| any longer| now| after all)?|(?:never mind|forget) "
+    rf"(?P<mind>.+? {_NOUN}))$"
+)
+
+
 def _cancel(said: str) -> ReminderCommand | None:
     if (stop := _STOP_REMINDING.match(said)) and not _is_pronoun(stop["what"]):
         what = stop["what"]
+        return ReminderCommand("cancel", what=what, kind=_kind(what))
+    if (unneeded := _NO_NEED.match(said)) is not None:
+        what = unneeded["more"] or unneeded["need"] or unneeded["mind"]
+        if _is_pronoun(what):  # "i don't need that reminder anymore"
+            return ReminderCommand("cancel", pronoun=True)
         return ReminderCommand("cancel", what=what, kind=_kind(what))
     if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
         what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())

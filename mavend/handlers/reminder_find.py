@@ -52,6 +52,36 @@ def label(reminder: Reminder) -> str:
     return to_second_person(reminder.text, starts_sentence=False)
 
 
+_CLAUSE = re.compile(
+    r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S"
+    r"|(?:my|our|the|a|an|his|her|their|your)\s.*\b(?:is|are|was|were|"
+    r"has|have|had|needs?|expires?|ends?|starts?|runs?|due|goes|comes|arrives?)\b)"
+)
+
+
+def about(text: str) -> str:
+    """How the reply names the task: "to call mum", "about the bins", "that you have a
+    meeting" (the stored text keeps the owner's words)."""
+    lowered = text.lower()
+    if lowered in ("reminder", "alarm"):
+        return ""
+    if lowered.startswith("that "):
+        return to_second_person(text, starts_sentence=False)
+    if _CLAUSE.match(lowered):
+        return "that " + to_second_person(text, starts_sentence=False)
+    starts_verb = not lowered.startswith(("about ", "the ", "my ", "a "))
+    said_back = to_second_person(text, starts_sentence=False)  # "to take your pills"
+    return f"to {said_back}" if starts_verb else f"about {said_back}"
+
+
+def cancelled_name(reminder: Reminder) -> str:
+    """How "Cancelled ..." names it: "the reminder to take the bins out" (the task alone,
+    "Cancelled take the bins out", read as a command)."""
+    if reminder.kind == "reminder" and (said := about(reminder.text)):
+        return f"the reminder {said}"
+    return label(reminder)
+
+
 def described(reminder: Reminder, now: datetime) -> str:
     """'dentist at 10:00 tomorrow', 'bins, every Monday at 19:00, next at 19:00 on Monday'."""
     if reminder.paused_left is not None:
@@ -165,6 +195,9 @@ def _score(words: str, reminder: Reminder) -> float:
 def _same_time(reminder: Reminder, kind: str, when: datetime, phrase: str, now: datetime) -> bool:
     fire = reminder.fire_at.astimezone(now.tzinfo)
     when = when.astimezone(now.tzinfo)
+    if kind == "duration":  # "the 3 minute timer": a timer by the length it was set for
+        return reminder.kind == "timer" and _set_length(reminder) == round((when - now)
+                                                                           .total_seconds())
     if kind == "date":
         return fire.date() == when.date()
     clock_same = (fire.hour, fire.minute) == (when.hour, when.minute)
@@ -181,6 +214,15 @@ def _same_time(reminder: Reminder, kind: str, when: datetime, phrase: str, now: 
         )
         return clock_same and (not day_said or fire.date() == when.date())
     return False
+
+
+def _set_length(reminder: Reminder) -> int:
+    """The seconds a timer was set for: the length its name says ("timer for 3 minutes",
+    renamed when time is added), else from when it was set to when it rings."""
+    named = find_time(reminder.text, reminder.created_at)
+    if named is not None and named.duration is not None:
+        return round(named.duration.total_seconds())
+    return round((reminder.fire_at - reminder.created_at).total_seconds())
 
 
 def which_one(matches: tuple[Reminder, ...], now: datetime) -> str:

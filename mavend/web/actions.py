@@ -8,7 +8,7 @@ from typing import Any
 from mavend.assistant import Assistant
 from mavend.errors import MavendError
 from mavend.handlers.forget import delete_row
-from mavend.handlers.reminder_find import label
+from mavend.handlers.reminder_find import cancelled_name, label
 from mavend.language.timeparse import resolve_time
 from mavend.lists import ListBook, ListInputError
 from mavend.replies import Change
@@ -32,7 +32,7 @@ def cancel_reminder(a: Assistant, reminder_id: int) -> dict[str, Any]:
         raise NotFound(f"reminder {reminder_id} is not pending")
     a.ctx.reminders.cancel(reminder_id)
     a.ctx.on_reminders_changed()
-    what = label(reminder)
+    what = cancelled_name(reminder)
     _record(a, "cancel on the page", Change(
         "reminder.cancel", f"cancelled {what}", {"ids": [reminder_id], "what": what}))  # fmt: skip
     return {"text": f"Cancelled {what}."}
