@@ -252,7 +252,8 @@ def test_timers_are_reminders_listed_cancelled_and_snoozed_by_voice(settings, cl
         "Snoozed call mom for 5 minutes, until 17:05."
     )
     assert book.get(left.id).status == Status.PENDING
-    assert say(assistant, "cancel my reminder to call mom").text == "Cancelled the reminder to call mom."
+    assert say(assistant, "cancel my reminder to call mom").text == (
+        "Cancelled the reminder to call mom.")
     assert say(assistant, "list my reminders").text == "You have no reminders set."
 
 

@@ -216,9 +216,12 @@ def test_delete_by_its_words_and_by_its_time(assistant: Assistant) -> None:
     say(assistant, "remind me tomorrow at 10 to ring the dentist")
     say(assistant, "remind me at 3 pm to move the car")
     say(assistant, "remind me at 5 pm to start dinner")
-    assert say(assistant, "delete the dentist reminder").text == "Cancelled the reminder to ring the dentist."
-    assert say(assistant, "get rid of my 3 o'clock reminder").text == "Cancelled the reminder to move the car."
-    assert say(assistant, "could you remove the 5 pm one").text == "Cancelled the reminder to start dinner."
+    assert say(assistant, "delete the dentist reminder").text == (
+        "Cancelled the reminder to ring the dentist.")
+    assert say(assistant, "get rid of my 3 o'clock reminder").text == (
+        "Cancelled the reminder to move the car.")
+    assert say(assistant, "could you remove the 5 pm one").text == (
+        "Cancelled the reminder to start dinner.")
     assert [r["status"] for r in rows(assistant)] == ["cancelled"] * 3
 
 
@@ -236,7 +239,8 @@ def test_two_matches_are_asked_about_and_nothing_changes(assistant: Assistant) -
         ("pending", "10:00"), ("pending", "15:00"),
     ]
     # Said with its day, it is one.
-    assert say(assistant, "delete friday's dentist reminder").text == "Cancelled the reminder to pay the dentist."
+    assert say(assistant, "delete friday's dentist reminder").text == (
+        "Cancelled the reminder to pay the dentist.")
 
 
 def test_no_match_says_so_and_lists_what_there_is(assistant: Assistant) -> None:
@@ -637,7 +641,9 @@ def test_stop_reminding_me_cancels_that_one(assistant: Assistant, said: str) -> 
 
 
 @pytest.mark.parametrize("said", ["i don't need that reminder anymore", "forget that reminder"])
-def test_that_reminder_no_longer_needed_is_the_one_just_set(assistant: Assistant, said: str) -> None:
+def test_that_reminder_no_longer_needed_is_the_one_just_set(
+    assistant: Assistant, said: str
+) -> None:
     say(assistant, "remind me at 5 pm to call mum")
     say(assistant, "remind me at 6 pm to water the plants")
     assert say(assistant, said).text == "Cancelled the reminder to water the plants."

@@ -132,7 +132,8 @@ def test_a_reminder_said_appears_live_and_is_cancelled_from_the_page(served) -> 
     assert page.state()["reminders"] == []
     # The cancel is a change like a spoken one: undone from the page, it is back.
     (change, *_) = page.state()["changes"]
-    assert change["did"] == ["cancelled the reminder to call the vet"] and change["session"] == "web"
+    assert change["did"] == ["cancelled the reminder to call the vet"]
+    assert change["session"] == "web"
     code, body = page.post(f"/api/changes/{change['turn']}/undo")
     assert code == 200, body
     assert status(db) == [("call the vet", "pending")]
