@@ -43,6 +43,7 @@ from mavend.lists.focus import ListFocus
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
+from mavend.router.around import command_around_a_time
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands
@@ -386,7 +387,7 @@ class Assistant:
             return None
         self.ctx.session.pop(key)
         grammar = getattr(self.router, "grammar", None)
-        if grammar is not None and grammar.match(said) is not None:
+        if grammar is not None and command_around_a_time(grammar, said, self.ctx.now()):
             return None  # "the sun is in my eyes in the bedroom": a request of its own
         name = chosen(asked.get("choices") or [], said)
         if not name:

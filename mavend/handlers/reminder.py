@@ -293,7 +293,12 @@ class ReminderHandler:
         if command is None or command.pronoun or not command.what:
             return None
         candidates = of_kind(self.ctx.reminders.active(), command.kind)
-        return command if match_words(candidates, command.what, self.ctx.now()) else None
+        found = match_words(candidates, command.what, self.ctx.now())
+        if found and all(r.act for r in found) and _DEVICE_VERB.match(normalize(said)):
+            # "switch off the heater" with its switching off planned: the heater, now (it
+            # cancelled the plan and left the heater on)
+            return None
+        return command if found else None
 
     def another_like(self, said: str, session: str) -> str | None:
         """ "set another one for 3 minutes" after a timer was set: "set a timer for 3
@@ -570,6 +575,13 @@ _AGAIN = re.compile(
 
 
 # A task said as a whole clause: "i have a meeting", "my passport expires in march".
+# Verbs that work a device as well as cancel a plan to ("switch off the heater").
+_DEVICE_VERB = re.compile(
+    r"^(?:(?:please|can you|could you|just) )*(?:(?:turn|switch|shut|power) (?:\w+ )*?"
+    r"(?:off|on|down)|stop|close|open|lock|unlock)\b"
+)
+
+
 def set_change(reminder: Reminder, now: datetime) -> Change:
     """What setting `reminder` changed, for "what did you just do?" and "undo that"."""
     noun = {"timer": "timer", "alarm": "alarm"}.get(reminder.kind, "reminder")

@@ -13,7 +13,7 @@ once, here. Nothing is retried.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ from mavend.config.devices import (
 )
 from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
-from mavend.home.devices import effective_op, resolve
+from mavend.home.devices import Resolution, effective_op, resolve
 from mavend.home.feedback import DeviceOutcome, be, failure_sentence, summary
 from mavend.home.feedback import subject as subject_of
 from mavend.replies import Outcome, Reply, human_list
@@ -114,6 +114,8 @@ class HomeActs:
             return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
         found = resolve(self.settings.devices, act.name, args, here)
         if found.question:
+            found = self._the_one_it_would_change(found, op)
+        if found.question:
             choices = [{"name": d.name, "room": d.room} for d in found.choices]
             data = {"act": act.name, "args": dict(args), "choices": choices}
             return HomeRun(Reply(found.question, Outcome.ASKED, data=data))
@@ -161,6 +163,21 @@ class HomeActs:
             revert_act=REVERT_ACTS.get(op, ""),
             unchanged=tuple(o.device.name for o in outcomes if o.confirmed and o.changed is False),
         )
+
+    def _the_one_it_would_change(self, found: Resolution, op: str) -> Resolution:
+        """ "Which heater?" when only one of them is on and "switch off the heater" was
+        said: that one (the others are off already; the act would change nothing there).
+        Read from Home Assistant in one request; the question stands otherwise."""
+        would_change = _WOULD_CHANGE.get(op)
+        choices = [d for d in found.choices if effective_op(d, op)]
+        if would_change is None or not choices or not all(d.homeassistant for d in choices):
+            return found
+        states = ha.get_states(self.settings.homeassistant).body
+        if not isinstance(states, list):
+            return found
+        held = {s.get("entity_id"): str(s.get("state")) for s in states if isinstance(s, dict)}
+        changed = [d for d in choices if would_change(held.get(d.homeassistant, "unknown"))]
+        return Resolution(devices=(changed[0],)) if len(changed) == 1 else found
 
     def playing(self, here: str) -> list[DeviceSpec]:
         """The home's media players (Home Assistant's) playing now; the turn's room's
@@ -279,6 +296,18 @@ class HomeActs:
         text = self._sentence(error, "it", published, status, detail)
         outcome = Outcome.UNAVAILABLE if "unreachable" in error else Outcome.FAILED
         return HomeRun(Reply(text, outcome, error, _data(act, sent)), sent, detail)
+
+
+# The states in which an act changes a device: of several that fit the words, the one
+# in such a state is meant.
+_WOULD_CHANGE: dict[str, Callable[[str], bool]] = {
+    "off": lambda state: state not in ("off", "unavailable", "unknown"),
+    "on": lambda state: state == "off",
+    "open": lambda state: state in ("closed", "closing"),
+    "close": lambda state: state in ("open", "opening"),
+    "lock": lambda state: state == "unlocked",
+    "unlock": lambda state: state == "locked",
+}
 
 
 def _mqtt_outcome(device: DeviceSpec, result: mqtt.MqttResult, op: str) -> DeviceOutcome:

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime
 
+from mavend.language.timeparse import find_time
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
 from mavend.router.negation import withdrawal
@@ -76,3 +78,19 @@ def said_instead(grammar: CommandGrammar, negated: str) -> tuple[str, GrammarMat
 def _room_in(grammar: CommandGrammar, text: str) -> str:
     padded = f" {text.replace(chr(39) + 's ', ' ')} "
     return next((room for room in grammar.rooms() if f" {room} " in padded), "")
+
+
+def command_around_a_time(grammar: CommandGrammar, said: str, now: datetime) -> bool:
+    """Whether `said` is a command of its own, said with or without a time around it
+    ("turn on the garage heater for an hour"): then it answers no question the last turn
+    asked ("Which heater?"), however well a device's name in it fits."""
+    text = normalize(said)
+    if grammar.match(text) is not None:
+        return True
+    found = find_time(text, now)
+    if found is None or not found.phrase:
+        return False
+    rest = re.sub(rf"(?:\bfor )?\b{re.escape(normalize(found.phrase))}\b", " ", text, count=1)
+    rest = " ".join(rest.split())
+    match = grammar.match(rest) if rest else None
+    return match is not None and match.intent is Intent.ACT
