@@ -23,6 +23,7 @@ from typing import Any
 
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
+from mavend.conversation.devices import DeviceFocus
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import (
     HandlerContext,
@@ -138,6 +139,7 @@ class Assistant:
         self.handler = TurnHandler(self.ctx)
         self.lists = ListHandler(self.ctx)
         self.list_focus = ListFocus(self.ctx, self.lists)
+        self.device_focus = DeviceFocus(self.ctx)
         self.handler.rooms["lists"] = (Intent.NOTE, self.lists.confirmed)
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
@@ -169,6 +171,7 @@ class Assistant:
             self._previous = self.memory.take_previous(session)
             try:
                 decision, reply = self._turn(text, session, context)
+                self.device_focus.keep(session, decision, reply)
             except StorageError as exc:
                 log.error("turn failed: %s", exc)
                 reply = Reply(
@@ -241,6 +244,8 @@ class Assistant:
         if rewritten is not None:
             utterance = said = rewritten
         grammar = getattr(self.router, "grammar", None)
+        if referred := self.device_focus.follow_up(said, session, grammar):
+            utterance = said = referred  # "turn it off" after "turn on the bedroom lamp"
         several = each_time(grammar, said, self.ctx.now()) if grammar is not None else None
         if several is not None:  # "set an alarm for 6 and 6 30": two alarms
             return self._in_turn(several, session, context)

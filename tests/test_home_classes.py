@@ -590,8 +590,12 @@ def test_the_answer_to_which_fan_runs_it_on_that_one(home: Home) -> None:
     assert home.say("turn on the fan").outcome == Outcome.ASKED
     assert home.say("the study one").text == "The study fan is on at 100 percent."
     assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("on", "off")
-    assert home.say("turn off the fan").outcome == Outcome.ASKED
+    home.say("turn on the loft fan")
+    assert home.say("turn off the fan").outcome == Outcome.ASKED  # both are on: which?
     assert home.say("in the study").text == "The study fan is off."
+    assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("off", "on")
+    # With one of them on, "turn off the fan" is that one: the other is off already.
+    assert home.say("turn off the fan").text == "The loft fan is off."
     assert (home.state("fan.study_fan"), home.state("fan.loft_fan")) == ("off", "off")
     # An answer from another session does not take the question; another turn drops it.
     home.say("turn on the fan")

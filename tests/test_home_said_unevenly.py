@@ -521,3 +521,24 @@ def test_on_at_a_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             assert house.changed() == {"light.bedroom_lamp"}
         finally:
             house.assistant.store.close()
+
+
+@pytest.mark.parametrize("said", ["turn off all the lights", "switch off every light",
+                                  "turn all the lights off", "all lights off please",
+                                  "kill all the lights"])
+def test_all_the_lights_with_no_room_are_every_rooms(home: Home, said: str) -> None:
+    """It asked "Which room's lights?": the "all" was read and dropped."""
+    home.say(said)
+    lights = [e for e in home.standin.states if e.startswith("light.")]
+    assert {e: home.state(e) for e in lights} == dict.fromkeys(lights, "off")
+
+
+def test_all_the_lights_of_a_room_are_that_rooms(home: Home) -> None:
+    home.say("turn off all the lights in the nursery")
+    assert home.changed() == {"light.nursery_ceiling"}
+
+
+def test_the_lights_with_no_room_and_no_all_still_asks_which_room(home: Home) -> None:
+    reply = home.say("turn off the lights")
+    assert reply.text.startswith("Which room's lights"), reply.text
+    assert home.changed() == set()

@@ -8,6 +8,8 @@ import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
 
 
@@ -215,3 +217,29 @@ def test_a_task_said_done_is_ticked_on_the_to_do_list(tmp_path: Path) -> None:
     assert a.handle_text("i fixed the car").decision.decided_by != "list-command"
     assert _items(db) == [("to-do", "fix the gate", 1), ("to-do", "call the plumber", 1),
                           ("to-do", "tidy the garage", 0)]
+
+
+@pytest.mark.parametrize("said", ["make a to do list called packing",
+                                  "create a new todo list named packing",
+                                  "start a check list called packing"])
+def test_a_list_called_by_its_kind_and_name_is_made(tmp_path: Path, said: str) -> None:
+    """"make a to do list called packing" was kept as a note; no list was made."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text(said)
+    assert _lists(settings.storage.database_path())[-1] == "packing"
+    assert a.ctx.notes.recent() == []
+
+
+def test_packed_and_done_with_tick_items_of_the_list_in_focus(tmp_path: Path) -> None:
+    """"i'm done with passport" after the packing list was read: "Sorry, I can't help
+    with that here." Said of something not on the list, it is no list turn."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    a.handle_text("create a packing list with passport, charger and socks")
+    a.handle_text("i'm done with passport")
+    a.handle_text("i've packed the charger")
+    assert a.handle_text("done with work").decision.decided_by != "list-command"
+    assert _items(db) == [("packing", "passport", 1), ("packing", "charger", 1),
+                          ("packing", "socks", 0)]

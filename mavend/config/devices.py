@@ -248,11 +248,13 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             or ("none",),
         ),
     }
+    # "all the lights", "is every window shut": said with no room, the whole home's
+    every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
     slots: dict[str, dict[str, ActSlot]] = {}
     for name, op in OPERATIONS.items():
         if name in ("lights_on", "lights_off"):
             if any(d.type == "light" for d in devices):
-                slots[name] = dict(room)
+                slots[name] = {**room, **every}
             continue
         if name == "light_set":
             if any(d.type == "light" and "set" in device_ops(d) for d in devices):
@@ -273,7 +275,6 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
             kinds = sorted({w for d in devices for ws in nouns(d) for w in ws}
                            | {ANYTHING, EVERYTHING})
             kind = {"kind": ActSlot(type="enum", values=tuple(kinds))}
-            every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
             slots[name] = {**kind, "state": values["state"], **every, **room}
             continue
         extra = {"half": values["half"]} if name == "device_temperature" else {}

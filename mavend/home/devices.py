@@ -71,7 +71,8 @@ def resolve(
     if args.get("scope"):  # "... in the house": every room's, whatever room this is
         here = ""
     if op_act in ("lights_on", "lights_off"):
-        if args.get("scope") and not room:
+        # "all the lights" with no room: every room's (it asked which room)
+        if (args.get("scope") or args.get("every")) and not room:
             lights = tuple(d for d in devices if d.type == "light")
             group = f"all {len(lights)} lights" if len(lights) > 3 else ""
             return Resolution(devices=lights, group=group)
@@ -100,9 +101,10 @@ def resolve(
     # alias (an imported "kitchen blinds" is "blinds" in its room); so is a kind said once
     # for the whole home ("every thermostat in the house").
     whole_home = bool(args.get("scope"))
-    plural = _can_first([d for d in devices if _every_one(d, word, whole_home)], op)
+    of_kind = [d for d in devices if _every_one(d, word, whole_home)]
+    plural = _can_first(of_kind, op)
     if plural:
-        return _all_of(plural, word, room, here, op)
+        return _all_of(plural, word, room, here, op, of_kind)
     found = [d for d in devices if word in d.aliases or word == unplugged(d.name)]
     if not found and not any(word in nouns(d)[0] for d in devices):
         # "the heater" for the garage heater plug; a kind's word ("the thermostat") stays
@@ -207,12 +209,19 @@ def _which(word: str, found: Sequence[DeviceSpec]) -> str:
     return f"Which {word}: the {_or(sorted(d.name for d in found))}?"
 
 
-def _all_of(found: list[DeviceSpec], word: str, room: str, here: str, op: str) -> Resolution:
-    """Every device of a kind: the room's, this room's, or the home's."""
+def _all_of(
+    found: list[DeviceSpec], word: str, room: str, here: str, op: str,
+    of_kind: Sequence[DeviceSpec] = (),
+) -> Resolution:
+    """Every device of a kind (`found`: those that can do `op`, of all `of_kind`): the
+    room's, this room's, or the home's."""
     where = room or (here if any(d.room == here for d in found) else "")
     words = word if word.endswith("s") else plural_of(word)  # "every blind": all 17 blinds
     if where:
         found = [d for d in found if d.room == where]
+        if not found and any(d.room == where for d in of_kind):
+            # "turn the kitchen lights red" where none can: it said there were none
+            return Resolution(refusal=f"The {where} {words} can't {_VERBS.get(op, op)}.")
         if not found:
             return Resolution(refusal=f"There are no {words} in the {where} that I know of.")
     # A few are named ("The study shutters and the den curtains are closed."), more are

@@ -109,8 +109,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "create",
             r"^(?:make|create|start|begin|set up|setup|add|new|open)\s+(?:me\s+|us\s+)?"
-            r"(?:a\s+|an\s+|another\s+)?(?:new\s+)?list\s+(?:called|named|for|titled)\s+"
-            r"(?P<name>[a-z0-9' -]+)$",
+            r"(?:a\s+|an\s+|another\s+)?(?:new\s+)?(?:(?:to do|to-do|todo|shopping|check)\s+)?"
+            r"list\s+(?:called|named|for|titled)\s+(?P<name>[a-z0-9' -]+)$",
         ),
         ("create", r"^new list\s+(?P<name>[a-z0-9' -]+)$"),
         (
@@ -502,9 +502,12 @@ _FOCUS_TICK = re.compile(
     r"(?P<b>.+?)\s+off)$"
 )
 # "i've got the milk", "bought the eggs": ticked, when every item named is on the list
+# ("i've packed the charger", "i'm done with the passport": the same, said of a list of
+# things to get ready)
 _FOCUS_BOUGHT = re.compile(
     r"^(?:(?:i've|ive|i have|we've|weve|we have|i|we)\s+)?(?:just\s+)?(?:got|bought|picked up"
-    r"|grabbed)\s+(?P<a>.+?)(?:\s+(?:already|now|too))?$"
+    r"|grabbed|packed)\s+(?P<a>.+?)(?:\s+(?:already|now|too))?$"
+    r"|^(?:(?:i'm|im|i am|we're|we are)\s+)?(?:all\s+)?done with\s+(?P<b>.+?)(?:\s+now)?$"
 )
 # "i called the plumber", "i've done fix the gate", "the gutters are done": a task done
 _FOCUS_DID = re.compile(

@@ -1,0 +1,126 @@
+"""The device a follow-up means without naming it ("turn it off", "close them", a bare
+"brighter"), judged by the end state of the Home Assistant stand-in (tests/ha_home/
+standin.py; Home Assistant itself cannot run here).
+
+Found (session 30) by this session's own requests to a generated home: after "turn on the
+bedroom lamp", "make it brighter" was refused as no allowed action, "dim it" and "turn it
+off" were not understood, and "close them" after the blinds was refused.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mavend.config import parse_settings
+from mavend.conversation.devices import with_referent
+from tests.ha_home.standin import StandIn
+from tests.state_kit import MovableClock, make_assistant
+from tests.test_home_said_unevenly import HOME, TABLE
+
+DIMMABLE = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ndimmable = true\n')
+NOW = datetime.fromisoformat("2026-12-07T19:00:00+00:00")
+
+
+class Home:
+    def __init__(self, tmp_path: Path, standin: StandIn):
+        token = tmp_path / "ha-token"
+        token.write_text(standin.token + "\n")
+        self.standin = standin
+        self.clock = MovableClock(NOW)
+        self.assistant = make_assistant(parse_settings(
+            f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
+            f'timeout_s = 5.0\n[storage]\ndata_dir = "{tmp_path / "data"}"\n'
+            '[reminders]\ntimezone = "UTC"\n' + DIMMABLE), clock=self.clock)
+
+    def say(self, text: str, session: str = "kitchen"):
+        return self.assistant.handle_text(text, session=session).reply
+
+    def state(self, eid: str) -> str:
+        return self.standin.states[eid]["state"]
+
+    def brightness(self, eid: str) -> int:
+        return int(self.standin.states[eid]["attributes"]["brightness"] or 0)
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    with StandIn(copy.deepcopy(HOME)) as served:
+        house = Home(tmp_path, served)
+        yield house
+        house.assistant.store.close()
+
+
+def test_make_it_brighter_dim_it_turn_it_off(home: Home) -> None:
+    home.say("turn on the bedroom lamp")
+    home.say("set it to 50 percent")
+    half = home.brightness("light.bedroom_lamp")
+    home.say("make it brighter")
+    brighter = home.brightness("light.bedroom_lamp")
+    home.say("dim it a bit")
+    dimmer = home.brightness("light.bedroom_lamp")
+    assert half < brighter and dimmer < brighter, (half, brighter, dimmer)
+    reply = home.say("turn it off")
+    assert home.state("light.bedroom_lamp") == "off", reply.text
+    assert home.state("light.office_lamp") == "on"  # only the lamp in focus
+
+
+@pytest.mark.parametrize("said", ["brighter", "a bit brighter please", "slightly brighter"])
+def test_a_bare_brighter_works_the_lamp_just_turned_on(home: Home, said: str) -> None:
+    home.say("turn on the bedroom lamp")
+    home.say("set the bedroom lamp to 40 percent")
+    before = home.brightness("light.bedroom_lamp")
+    home.say(said)
+    assert home.brightness("light.bedroom_lamp") > before
+
+
+def test_them_after_a_rooms_lights_is_every_light_of_that_room(home: Home) -> None:
+    home.say("turn on the nursery lights")
+    assert home.state("light.nursery_lamp") == "on"
+    home.say("turn them off")
+    assert (home.state("light.nursery_lamp"), home.state("light.nursery_ceiling")) == (
+        "off", "off")
+    assert home.state("light.office_lamp") == "on"
+
+
+def test_close_them_after_the_blinds(home: Home) -> None:
+    home.say("close the kitchen blinds")
+    assert home.state("cover.kitchen_blinds") == "closed"
+    home.say("open them again")
+    assert home.state("cover.kitchen_blinds") == "open"
+
+
+def test_words_the_grammar_reads_are_not_rewritten(home: Home) -> None:
+    home.say("turn on the bedroom lamp")
+    reply = home.say("what time is it")
+    assert reply.data.get("skill") == "clock", reply.text
+    assert home.state("light.bedroom_lamp") == "on"
+
+
+def test_the_focus_ends_with_the_continuation_window(home: Home) -> None:
+    home.say("turn on the bedroom lamp")
+    home.clock.at = NOW + timedelta(minutes=5)
+    home.say("turn it off")
+    assert home.state("light.bedroom_lamp") == "on"
+
+
+def test_another_room_does_not_share_the_focus(home: Home) -> None:
+    home.say("turn on the bedroom lamp", session="bedroom")
+    home.say("turn it off", session="office")
+    assert home.state("light.bedroom_lamp") == "on"
+
+
+def test_a_question_leaves_nothing_to_point_back_at(home: Home) -> None:
+    home.say("is the office lamp on")
+    home.say("turn it off")
+    assert home.state("light.office_lamp") == "on"
+
+
+def test_with_referent_puts_the_devices_in_for_the_pronoun() -> None:
+    assert with_referent("turn it off", "the bedroom lamp") == "turn the bedroom lamp off"
+    assert with_referent("close them", "the kitchen blinds") == "close the kitchen blinds"
+    assert with_referent("a bit dimmer please", "the lamp") == "make the lamp a bit dimmer please"
+    assert with_referent("what's the weather", "the lamp") == ""
