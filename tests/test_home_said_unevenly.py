@@ -542,3 +542,24 @@ def test_the_lights_with_no_room_and_no_all_still_asks_which_room(home: Home) ->
     reply = home.say("turn off the lights")
     assert reply.text.startswith("Which room's lights"), reply.text
     assert home.changed() == set()
+
+
+def test_a_colour_for_lights_that_cannot_take_one_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """"turn the nursery lights red" where neither can (the bedroom lamp can): "There are
+    no lights in the nursery that I know of." There are two; they cannot change colour."""
+    coloured = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ncolour = true\n')
+    monkeypatch.setattr(sys.modules[__name__], "TABLE", coloured)
+    with StandIn(copy.deepcopy(HOME)) as served:
+        home = Home(tmp_path, served)
+        try:
+            _says_the_nursery_cannot(home)
+        finally:
+            home.assistant.store.close()
+
+
+def _says_the_nursery_cannot(home: Home) -> None:
+    reply = home.say("turn the nursery lights red")
+    assert reply.text == "The nursery lights can't change colour."
+    assert home.changed() == set()
