@@ -655,3 +655,17 @@ def test_a_bare_never_mind_cancels_no_reminder(assistant: Assistant, said: str) 
     say(assistant, "remind me at 5 pm to call mum")
     say(assistant, said)
     assert [r.text for r in book(assistant).pending()] == ["call mum"]
+
+
+@pytest.mark.parametrize(("said", "due"), [
+    ("remind me to call the dentist on wednesday at 9", "2026-12-09T09:00:00+01:00"),
+    ("remind me at 8 on wednesday to call the dentist", "2026-12-09T08:00:00+01:00"),
+    ("remind me to call the dentist on wednesday at 9 pm", "2026-12-02T21:00:00+01:00"),
+])
+def test_todays_weekday_with_a_passed_morning_clock_is_next_week(
+    assistant: Assistant, said: str, due: str
+) -> None:
+    """Said on a Wednesday afternoon, "on wednesday at 9" was set for 21:00 that evening;
+    the bare "on wednesday" already meant next week."""
+    say(assistant, said)
+    assert [r.fire_at.isoformat() for r in book(assistant).pending()] == [due]

@@ -105,3 +105,33 @@ def test_whats_on_tomorrow_reads_tomorrows_reminders(tmp_path: Path) -> None:
         "You have 1 reminder tomorrow: call the bank at 10:00 tomorrow.")
     assert "call the bank" in helper.handle_text("what have i got on tomorrow").reply.text
     assert chat.calls == []
+
+
+def _asked_of_reminders(tmp_path: Path):
+    """A classifier whose source head says "reminders" for every question, as the real
+    one did for "what time is my dentist reminder" (its answer listed every reminder)."""
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="reminders")
+    return make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                          classifier=ScriptedClassifier({}, query))
+
+
+def test_what_time_is_my_named_reminder_is_that_one(tmp_path: Path) -> None:
+    helper = _asked_of_reminders(tmp_path)
+    helper.handle_text("remind me to call the dentist tomorrow at 10")
+    helper.handle_text("remind me to pick up the dry cleaning tomorrow at 5 pm")
+    helper.handle_text("wake me up at 6:30 tomorrow")
+    assert helper.handle_text("what time is my dentist reminder").reply.text == (
+        "Your reminder to call the dentist is at 10:00 tomorrow.")
+    assert helper.handle_text("when is my dry cleaning reminder").reply.text == (
+        "Your reminder to pick up the dry cleaning is at 17:00 tomorrow.")
+
+
+def test_two_reminders_the_words_name_are_both_said(tmp_path: Path) -> None:
+    helper = _asked_of_reminders(tmp_path)
+    helper.handle_text("remind me to call the dentist tomorrow at 10")
+    helper.handle_text("remind me about the dentist tomorrow at 9")
+    helper.handle_text("remind me to feed the cat tomorrow at 8")
+    reply = helper.handle_text("what time is my dentist reminder").reply
+    assert reply.text == ("There are 2: the dentist at 09:00 tomorrow; call the dentist at "
+                          "10:00 tomorrow."), reply.text
+    assert reply.outcome.value == "done"

@@ -190,6 +190,12 @@ def test_a_weekday_said_on_that_weekday_means_next_week() -> None:
     # ...unless a time is given that is still ahead today
     assert resolved("wednesday at 6pm").when == at(2025, 3, 12, 18)
     assert resolved("wednesday at 10am").when == at(2025, 3, 19, 10)
+    # The clock reads as on any named day: "at 9" is 09:00, next week's when it has
+    # passed (it was 21:00 today: "remind me on wednesday at 9" set for tonight)
+    assert resolved("on wednesday at 9").when == at(2025, 3, 19, 9)
+    assert resolved("at 8 on wednesday").when == at(2025, 3, 19, 8)
+    assert resolved("wednesday at 3").when == at(2025, 3, 12, 15)  # still ahead today
+    assert resolved("wednesday evening at 8").when == at(2025, 3, 12, 20)
 
 
 @pytest.mark.parametrize(

@@ -90,8 +90,11 @@ class QueryHandler:
             # "what time is my alarm": the alarms ("You have no reminders set." was said
             # of an alarm question, and the one alarm came as "1 reminder")
             kind = reminder_kind(re.sub(r"\b(alarm|timer)s\b", r"\1", normalize(question)))
-            return self.reminders.questions.time_left(question) or self.reminders.questions.list(
-                day=self._day(question), kind=kind if kind in (ALARM, TIMER) else "")
+            questions = self.reminders.questions
+            # "what time is my dentist reminder": that one (it read every reminder out)
+            return questions.time_left(question) or questions.when_is(question) or (
+                questions.list(day=self._day(question),
+                               kind=kind if kind in (ALARM, TIMER) else ""))
         if source == Source.GENERAL and decision.source_anchored:
             return self._general_knowledge(decision, question)
         for step in self._chain(source):

@@ -61,8 +61,13 @@ class ReminderQuestions:
         what = m["what"]
         found = [r for r in match_words(self.ctx.reminders.active(), what, now)
                  if match_score(what, r) >= WHEN_SCORE]
-        if len(found) != 1:
-            return Reply(which_one(tuple(found), now), Outcome.ASKED) if found else None
+        if len(found) > 1:  # a question: each of them, not "which one?"
+            ordered = sorted(found, key=lambda r: r.fire_at)
+            return Reply(f"There are {len(found)}: "
+                         f"{'; '.join(described(r, now) for r in ordered)}.",
+                         data={"reminders": [r.id for r in ordered]})
+        if not found:
+            return None
         chosen = found[0]
         when = spoken_time(chosen.fire_at, now)
         data = {"reminder_id": chosen.id, "fire_at": chosen.due}

@@ -352,8 +352,12 @@ def _pick_time(g: Group, dates: list[date] | None, now: datetime, prefer_future:
     else:
         days = dates
     first: datetime | None = None
+    # A weekday that is today ("on monday at 9" said on a Monday afternoon) reads its
+    # clock as on any named day (09:00, next week's when that has passed), not as the
+    # nearest 9 ahead (21:00 today, which the bare "monday" would never have meant)
+    named_day = _is_weekday(g.date)
     for d in days:
-        nearest = dates is None or d == today
+        nearest = dates is None or (d == today and not named_day)
         for h, m, s, day_shift in _readings(g.clock, g.period, nearest):
             dt = _local(d + timedelta(days=day_shift), h, m, s, tz)
             first = first or dt
