@@ -669,3 +669,25 @@ def test_todays_weekday_with_a_passed_morning_clock_is_next_week(
     the bare "on wednesday" already meant next week."""
     say(assistant, said)
     assert [r.fire_at.isoformat() for r in book(assistant).pending()] == [due]
+
+
+@pytest.mark.parametrize(("said", "kind", "text", "minutes"), [
+    ("set timer ten minute", "timer", "timer for 10 minutes", 10),
+    ("set a time for 5 minutes", "timer", "timer for 5 minutes", 5),
+    ("start a timer 20 minutes", "timer", "timer for 20 minutes", 20),
+    ("remind me too call mom in an hour", "reminder", "call mom", 60),
+    ("remind me two call mom in an hour", "reminder", "call mom", 60),
+])
+def test_misheard_words_of_a_timer_or_reminder_are_read_as_meant(
+    assistant: Assistant, clock: MovableClock, said: str, kind: str, text: str, minutes: int
+) -> None:
+    """"set a time for 5 minutes" set a reminder "to set a time"; "set timer ten minute" a
+    timer named "set timer"; "remind me too call mom" one "to too call mom"."""
+    say(assistant, said)
+    assert [(r.kind, r.text, r.fire_at - clock.at) for r in book(assistant).pending()] == [
+        (kind, text, timedelta(minutes=minutes))]
+
+
+def test_a_time_for_something_else_is_no_timer(assistant: Assistant) -> None:
+    say(assistant, "set a time for the meeting")
+    assert [r.kind for r in book(assistant).pending()] != ["timer"]

@@ -135,3 +135,42 @@ def test_every_day_except_weekends_is_weekdays(tmp_path: Path) -> None:
     (alarm,) = a.ctx.reminders.pending()
     assert alarm.series is not None and alarm.series.rule == "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"
     assert (alarm.fire_at.day, alarm.fire_at.hour) == (8, 7)  # Tuesday 07:00, the next weekday
+
+
+@pytest.mark.parametrize("said", [
+    "remind me to take my medication at 8am and 8pm every day",
+    "remind me at 8am and 8pm every day to take my medication",
+    "remind me every day at 8am and 8pm to take my medication",
+])
+def test_a_repeat_said_once_holds_for_each_time(tmp_path: Path, said: str) -> None:
+    """It was one daily series at 08:00 named "take your medication and 8pm": the evening
+    dose was never reminded."""
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW))
+    a.handle_text(said)
+    pending = sorted((r.fire_at.hour, r.text, r.series is not None)
+                     for r in a.ctx.reminders.pending())
+    assert pending == [(8, "take my medication", True), (20, "take my medication", True)]
+
+
+def test_a_bare_hour_beside_the_same_hour_pm_is_the_morning(tmp_path: Path) -> None:
+    """"at 8 and 8pm" set two reminders, both at 20:00 today."""
+    pending = _pending(tmp_path, "remind me to take my pills at 8 and 8pm")
+    assert [(day, hour, text) for _, day, hour, _, text, _ in pending] == [
+        (7, 20, "take my pills"), (8, 8, "take my pills"),
+    ]
+
+
+def test_two_clocks_inside_the_task_are_two_reminders(tmp_path: Path) -> None:
+    pending = _pending(tmp_path, "remind me to check the oven at 7 and 9")
+    assert [(hour, text) for _, _, hour, _, text, _ in pending] == [
+        (19, "check the oven"), (21, "check the oven"),
+    ]
+
+
+def test_weekday_alarms_at_two_times(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW))
+    a.handle_text("wake me up at 6 and 6 30 on weekdays")
+    pending = sorted((r.fire_at.hour, r.fire_at.minute, r.kind, r.series.describe())
+                     for r in a.ctx.reminders.pending() if r.series is not None)
+    assert pending == [(6, 0, "alarm", "every weekday at 06:00"),
+                       (6, 30, "alarm", "every weekday at 06:30")]

@@ -87,7 +87,8 @@ def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
     return spoken
 
 
-_NOT_A_NAME = frozenset({"timer", "timers", "a", "an", "the", "my", "for", "one", "new"})
+_NOT_A_NAME = frozenset({"timer", "timers", "a", "an", "the", "my", "for", "one", "new", "set",
+                         "start", "please"})
 
 
 def timer_name(words: str) -> str:

@@ -17,7 +17,14 @@ _FILLERS = re.compile(r"\b(?:uh+|um+|uhm+|er+|erm+|hmm+|mm+|ah+)\b")
 _RESTART = re.compile(r"\b((?:\w+ ){0,2}\w+) \1\b")
 # Whisper hears "turn off" as "turn of" ("of" is the likelier word to its language model);
 # a command to turn something "of" is never meant.
-_MISHEARD = ((re.compile(r"\b(turn|switch|shut|power) of\b"), r"\1 off"),)
+# Likewise "remind me too/two call mum" (its "to"), and "set a time for 5 minutes" or a
+# timer said without its "for" ("set timer ten minute"), before a number.
+_A_NUMBER = r"(?=\d|(?:an?|half|" + "|".join((*UNITS, *TEENS, *TENS)) + r")\b)"
+_MISHEARD = (
+    (re.compile(r"\b(turn|switch|shut|power) of\b"), r"\1 off"),
+    (re.compile(r"\bremind me (?:too|two) "), "remind me to "),
+    (re.compile(rf"^(set|start) (an? )?time(?:r)? (?:for )?{_A_NUMBER}"), r"\1 \2timer for "),
+)
 
 
 def fluent(text: str) -> str:

@@ -28,6 +28,12 @@ _ANOTHER = re.compile(
 
 def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str, str] | None:
     """The two halves of `said` (normalized), each a command, or None."""
+    whole = grammar.match(said)
+    when = whole.slots.get("when", "") if whole is not None else ""
+    if whole is not None and whole.intent is Intent.REMINDER and _JOINT.search(f" {when} "):
+        one = find_time(when, now)
+        if one is not None and " ".join(one.phrase.split()) == when:
+            return None  # "a timer for 1 hour and 30 minutes": one time, said whole
     for joint in _JOINT.finditer(said):
         left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
         if not left or not right:

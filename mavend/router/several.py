@@ -36,6 +36,22 @@ _COUNTED = re.compile(
     r"\s+(?:two|2|three|3|four|4|a couple of|a pair of)\s+(?P<noun>timers|alarms)\b,?\s*"
     r"(?P<rest>.+)$"
 )
+# A repeat said once for several times ("every day at 8am and 8pm", "at 7 and 9 on
+# weekdays"): it holds for each.
+_REPEAT = (
+    r"(?:(?:every|each) (?:other |single )?(?:day|night|morning|evening|weekday|week|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday)|daily|nightly|on weekdays"
+    r"|on weekends|weekdays)"
+)
+_REPEAT_FIRST = re.compile(rf"^{_REPEAT} ")
+_REPEAT_LAST = re.compile(rf" {_REPEAT}$")
+# "remind me to take my pills at 8am and 8pm": two clocks inside the task's words, where
+# the grammar's `when` slot holds neither
+_CLOCK = r"(?:[01]?\d|2[0-3])(?:[: ][0-5]\d)?(?: ?(?:am|pm|a m|p m|o ?clock))?"
+_TWO_CLOCKS = re.compile(
+    rf"\bat (?P<a>{_CLOCK}) (?:and|&) (?:at )?(?P<b>{_CLOCK})(?P<repeat> {_REPEAT})?(?=$| )"
+)
+_MERIDIEM = re.compile(r" ?(?:am|pm|a m|p m)$")
 _UNITS = ("second", "minute", "hour", "day", "week", "month", "year")
 _UNIT = re.compile(rf"\b(?P<u>{'|'.join(_UNITS)}|sec|min|hr)s?\b")
 _UNIT_RANK = {**{u: i for i, u in enumerate(_UNITS)}, "sec": 0, "min": 1, "hr": 2}
@@ -52,7 +68,10 @@ def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | 
     if found is None or found.intent is not Intent.REMINDER:
         return None
     when = found.slots.get("when", "")
-    parts = [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()]
+    if not when:
+        return _clocks_in_task(grammar, said, found.name, now)
+    parts = _shared_repeat(_paired_meridiem(
+        [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()]))
     if not 2 <= len(parts) <= MAX_TIMES or " " + when not in " " + said:
         return None
     at = (" " + said).index(" " + when)
@@ -88,9 +107,57 @@ def _as_request(
         if again is None or again.name != name or again.slots.get("when") != option:
             continue
         found = find_time(request, now)
-        if found is not None and found.phrase.endswith(option):
+        timed = _REPEAT_LAST.sub("", _REPEAT_FIRST.sub("", option))  # the repeat's own reader
+        if found is not None and found.phrase.endswith(timed):
             return request
     return None
+
+
+def _clocks_in_task(
+    grammar: CommandGrammar, said: str, name: str, now: datetime
+) -> list[str] | None:
+    """"remind me to take my pills at 8am and 8pm (every day)": the request once per
+    clock, when each is the same command with that clock as its only time."""
+    m = _TWO_CLOCKS.search(said)
+    if m is None:
+        return None
+    first, second = _paired_meridiem([m["a"], m["b"]])
+    repeat = m["repeat"] or ""
+    requests = [f"{said[:m.start()]}at {clock}{repeat}{said[m.end():]}"
+                for clock in (first, second)]
+    for request, clock in zip(requests, (first, second), strict=True):
+        again = grammar.match(request)
+        found = find_time(request, now)
+        if again is None or again.name != name or found is None or not found.phrase.endswith(
+                clock):
+            return None
+    return requests
+
+
+def _paired_meridiem(parts: list[str]) -> list[str]:
+    """"at 8 and 8pm": the bare 8 is the morning's (both were 20:00 today)."""
+    marked = {re.sub(r"\D", "", p): _MERIDIEM.search(p) for p in parts}
+    out = []
+    for part in parts:
+        clock = _BARE_CLOCK.match(_LEAD.sub("", part).strip())
+        other = marked.get(re.sub(r"\D", "", part))
+        if clock and not clock["ampm"] and other and other.group(0).strip() in ("pm", "p m"):
+            part = f"{part}am"
+        out.append(part)
+    return out
+
+
+def _shared_repeat(parts: list[str]) -> list[str]:
+    """"every day at 8am and 8pm", "at 7 and 9 on weekdays": the repeat for each time."""
+    if len(parts) < 2:
+        return parts
+    if (first := _REPEAT_FIRST.match(parts[0])) is not None:
+        return [parts[0]] + [p if _REPEAT_FIRST.match(p) else f"{first.group(0)}{p}"
+                             for p in parts[1:]]
+    if (last := _REPEAT_LAST.search(parts[-1])) is not None:
+        return [p if _REPEAT_LAST.search(p) else f"{p}{last.group(0)}"
+                for p in parts[:-1]] + [parts[-1]]
+    return parts
 
 
 _SAID_LAST = (  # (what the earlier parts are, the shared words at the end of the last)
