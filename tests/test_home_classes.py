@@ -376,8 +376,11 @@ def test_a_window_sensor_is_read(home: Home) -> None:
 def test_a_scene_and_a_colour(home: Home) -> None:
     home.say("activate reading time")
     assert home.state("light.den_lamp") == "on"
-    home.say("make the den lamp red")
+    reply = home.say("make the den lamp red")
     assert home.attr("light.den_lamp", "rgb_color") == [255, 0, 0]
+    assert reply.text == "The den lamp is red now."  # it said "on, at 100 percent"
+    assert home.say("make it warm white").text == "The den lamp is warm white now."
+    assert home.attr("light.den_lamp", "color_temp_kelvin") < 3500
 
 
 def test_everything_in_a_room_is_only_what_can_do_it(home: Home) -> None:

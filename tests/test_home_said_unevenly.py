@@ -563,3 +563,43 @@ def _says_the_nursery_cannot(home: Home) -> None:
     reply = home.say("turn the nursery lights red")
     assert reply.text == "The nursery lights can't change colour."
     assert home.changed() == set()
+
+
+@pytest.mark.parametrize("said", ["vacuum the house", "start hoovering",
+                                  "hoover the floors please"])
+def test_the_floors_cleaned_without_naming_the_robot(home: Home, said: str) -> None:
+    """"vacuum the house" was refused: it isn't on my list of allowed actions."""
+    home.standin.states["vacuum.hall_robot"]["state"] = "docked"
+    home.say(said)
+    assert home.state("vacuum.hall_robot") == "cleaning"
+
+
+@pytest.mark.parametrize(("asked", "reply"), [
+    ("is the back door locked", "I don't know of a back door in this home. I know the garage "
+     "door lock and the garage garage door."),
+    ("are the porch lights on", "I don't know of any porch lights in this home. I know the "
+     "nursery ceiling light."),
+])
+def test_a_device_the_home_does_not_have_is_said_unknown(
+    home: Home, asked: str, reply: str
+) -> None:
+    """It said "I don't know: I have nothing stored about that." as though it might be.
+    The classifier is scripted to call it a question, as the real one did."""
+    _questions_only(home)
+    assert home.say(asked).text == reply
+    assert home.changed() == set()
+
+
+def test_a_question_with_no_home_word_is_not_about_a_device(home: Home) -> None:
+    _questions_only(home)
+    assert home.say("is the dog fed").text == "I don't know: I have nothing stored about that."
+
+
+def _questions_only(home: Home) -> None:
+    from mavend.router.decision import Intent
+    from tests.scripted import Classified, ScriptedClassifier
+
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
+    settings = home.assistant.settings
+    home.assistant.store.close()
+    home.assistant = make_assistant(settings, classifier=ScriptedClassifier({}, query))

@@ -35,6 +35,7 @@ from mavend.handlers.fact import FactQueries
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
+from mavend.home.devices import absent_device
 from mavend.language.reminder_kinds import ALARM, TIMER, reminder_kind
 from mavend.language.timeparse import find_time
 from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Source
@@ -143,11 +144,18 @@ class QueryHandler:
         """The user's own data, in the order the source suggests."""
         if source == Source.NOTES:
             return (self.ages.answer, self.reminders.questions.when_is, self._from_notes,
-                    self._from_facts)
+                    self._from_facts, self._absent_device)
         # "how long until my reminder to check the washing", routed as a question about
         # facts: the reminder it names answers it, when the words pick one.
         return (self.ages.answer, self.reminders.questions.time_left,
-                self.reminders.questions.when_is, self._from_facts, self._from_notes)
+                self.reminders.questions.when_is, self._from_facts, self._from_notes,
+                self._absent_device)
+
+    def _absent_device(self, question: str) -> Reply | None:
+        """ "is the back door locked" with no back door: said so, with the doors there are
+        (it was "I don't know: I have nothing stored about that.")."""
+        said = absent_device(self.ctx.settings.devices, normalize(question))
+        return Reply(said, data={"absent_device": True}) if said else None
 
     def _from_facts(self, question: str) -> Reply | None:
         return self.facts.answer(question)

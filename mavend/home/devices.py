@@ -26,6 +26,7 @@ from mavend.config.devices import (
     plural_of,
     unplugged,
 )
+from mavend.replies import human_list
 
 # What "turn on" means for a device with no on/off, as Home Assistant's own intents
 # read it: a blind opens, a vacuum starts, a scene activates; "set it to 21" on a
@@ -350,3 +351,34 @@ def chosen(choices: Sequence[Mapping[str, str]], said: str) -> str:
     if len(named) != 1:
         named = [c for c in choices if c.get("room") and f" {c['room']} " in words]
     return named[0]["name"] if len(named) == 1 else ""
+
+
+# "is the back door locked", "are the porch lights on": a device's state asked by a name
+_STATE_ASKED = re.compile(
+    r"^(?:is |are |did (?:i|we|you) (?:leave|lock|shut|close) )(?:the|my|our) (?P<thing>[a-z' ]+?)"
+    r"(?: (?:locked|unlocked|open|opened|closed|shut|on|off|running|still on|still open))?"
+    r"(?: (?:right now|now|at the moment))?$"
+)
+
+
+def absent_device(devices: Sequence[DeviceSpec], question: str) -> str:
+    """What to say to a state question about a device the home does not have ("is the
+    back door locked" with no back door): that it is not known, and the devices whose
+    names share its kind's word; "" when the question is not one, or names a device."""
+    m = _STATE_ASKED.match(question)
+    if m is None:
+        return ""
+    thing = m["thing"].strip()
+    known = {d.name for d in devices} | {a for d in devices for a in d.aliases}
+    if thing in known or thing in {unplugged(d.name) for d in devices}:
+        return ""
+    kind = thing.split()[-1]
+    stem = kind[:-1] if kind.endswith("s") and len(kind) > 3 else kind
+    alike = [d for d in devices if stem in d.name.split() or f"{stem}s" in d.name.split()]
+    if not alike:
+        return ""  # no home word: not a device question
+    named = [f"the {d.name}" for d in alike[:4]]
+    if len(alike) > 4:
+        named.append(f"{len(alike) - 4} more")
+    article = "any" if kind != stem else "an" if thing[0] in "aeiou" else "a"
+    return f"I don't know of {article} {thing} in this home. I know {human_list(named)}."

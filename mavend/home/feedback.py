@@ -94,6 +94,8 @@ def _confirmed(op: str, value: str, ok: Sequence[DeviceOutcome], group: str) -> 
         return f"Done: {human_list([o.device.name for o in ok])}."
     who = group or subject(ok)
     verb = "are" if group or len(ok) > 1 else be(ok[0].device)
+    if op == "colour" and value:  # "The lamp is blue now." (it said "on, at 100 percent")
+        return f"{_capital(who)} {verb} {value} now."
     simple = all(o.device.type in _SIMPLE for o in ok) and op in ("on", "off", "set")
     if simple and op == "set" and int(value or 0):
         return f"{_capital(who)} {verb} at {value} percent."
