@@ -47,7 +47,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.around import command_around_a_time
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
-from mavend.router.joined import two_commands
+from mavend.router.joined import two_commands, two_questions
 from mavend.router.negation import reminder_rewrite, withdrawal
 from mavend.router.several import each_time
 from mavend.scheduler import ScheduledAct
@@ -274,6 +274,8 @@ class Assistant:
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)
         both = two_commands(grammar, said, self.ctx.now()) if grammar is not None else None
+        if both is None and grammar is not None:  # "what's the weather and what time is it"
+            both = two_questions(grammar, getattr(self.router, "answers", None), said)
         if both is not None:  # "wake me at 6:30 and remind me to take my pills at 8"
             return self._in_turn(both, session, context)
         forget = parse_forget(said)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.state_kit import kit_settings, make_assistant
 
 
@@ -98,3 +100,26 @@ def test_a_command_written_twice_is_one_command(tmp_path) -> None:
     reply = helper.handle_text("Set a timer for two hours, set a timer for 2 hours.").reply
     (timer,) = helper.ctx.reminders.active()
     assert timer.name is None and (timer.fire_at - now).total_seconds() == 2 * 3600, reply.text
+
+
+@pytest.mark.parametrize(("said", "parts"), [
+    ("what's 5 times 6 and what's 7 times 8", ["5 times 6 is 30", "7 times 8 is 56"]),
+    ("how many days until christmas and what's 10 percent of 50",
+     ["Christmas is in", "10 percent of 50 is 5"]),
+])
+def test_two_questions_answered_offline_are_both_answered(
+    tmp_path: Path, said: str, parts: list[str]
+) -> None:
+    """"what's the weather like and what time is it" answered the weather alone."""
+    reply = make_assistant(kit_settings(tmp_path)).handle_text(said).reply
+    for part in parts:
+        assert part in reply.text, reply.text
+
+
+def test_a_question_only_a_model_could_answer_is_not_split_off(tmp_path: Path) -> None:
+    from mavend.router.joined import two_questions
+
+    a = make_assistant(kit_settings(tmp_path))
+    grammar = a.router.grammar
+    assert two_questions(grammar, a.router.answers, "what's 5 times 6 and who wrote hamlet") is None
+    assert two_questions(grammar, a.router.answers, "is it cold and what should i wear") is None

@@ -9,11 +9,17 @@ time: "set a timer for 3 minutes and another for 10 minutes" is two timers (it w
 named "3 minutes and another", for 10 minutes); one with a time and a task of its own after
 a reminder is a reminder too ("... and at 8 pm to give her the pills"), and a time alone
 is the same reminder again ("take my pills at 8 am and 8 pm").
+
+    two_questions(grammar, answers, said) -> (first, second) | None
+
+Two questions mavend answers itself ("what's the weather like and what time is it"): split
+only where each half is one the grammar or mavend.answers reads; never for a model.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 
 from mavend.language.timeparse import find_time
@@ -143,3 +149,28 @@ def _another(left: str, right: str, now: datetime) -> str:
     if before is None or after is None or not left.endswith(before.phrase):
         return ""
     return left[: len(left) - len(before.phrase)] + asked["time"]
+
+
+# Before a second question: "... and what time is it", "... and how cold is it outside"
+_QUESTION_JOINT = re.compile(
+    r"\s+(?:and also|and then|and|also|plus)\s+(?=(?:what|whats|what's|how|when|where|which"
+    r"|who|is|are|will|do|does)\b)"
+)
+
+
+def two_questions(
+    grammar: CommandGrammar, answers: Callable[[str], str | None] | None, said: str
+) -> tuple[str, str] | None:
+    """The two questions of `said`, when each is answered without a model; else None."""
+    def answered(text: str) -> bool:
+        found = grammar.match(text)
+        if found is not None:
+            return found.intent is Intent.QUERY
+        return answers is not None and answers(text) is not None
+
+    for joint in _QUESTION_JOINT.finditer(said):
+        left, right = said[: joint.start()].strip(), said[joint.end():].strip()
+        if len(left.split()) >= 2 and len(right.split()) >= 2 and answered(left) and answered(
+                right):
+            return left, right
+    return None
