@@ -23,7 +23,7 @@ from typing import Any
 
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
-from mavend.conversation.devices import DeviceFocus
+from mavend.conversation.devices import DeviceFocus, DeviceQuestion
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import (
     HandlerContext,
@@ -36,7 +36,6 @@ from mavend.handlers import (
 from mavend.handlers.common import UNKNOWN_SPEAKER, ChatLlm, Clock, Embedder, TurnContext
 from mavend.handlers.confirm import confirm_key, pending_op, yes_from_another_voice
 from mavend.handlers.reminder_task import pending_task, task_answer
-from mavend.home.devices import chosen
 from mavend.language.disfluency import said_once
 from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import parse_list_command, split_list_command
@@ -44,7 +43,6 @@ from mavend.lists.focus import ListFocus
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
-from mavend.router.around import command_around_a_time
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands, two_questions
@@ -65,7 +63,6 @@ _NO += "|нет|неа|не надо|не нужно|отмена|стоп|не�
 YES = frozenset(_YES.split("|"))
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 NO = frozenset(_NO.split("|"))
-DEVICE_CHOICE = "device_choice:"  # + session: a "Which fan?" question's devices
 
 
 def session_trusted(settings: Settings, session: str) -> bool:
@@ -140,6 +137,7 @@ class Assistant:
         self.lists = ListHandler(self.ctx)
         self.list_focus = ListFocus(self.ctx, self.lists)
         self.device_focus = DeviceFocus(self.ctx)
+        self.device_question = DeviceQuestion(self.ctx)
         self.handler.rooms["lists"] = (Intent.NOTE, self.lists.confirmed)
         self.memory = Memory(settings.memory, store, acts=settings.acts, clock=self.ctx.now)
         # Follow-ups and ellipsis: the previous turn's topic, per session (in the database).
@@ -283,7 +281,7 @@ class Assistant:
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
             return decision, self.handler.forget.command(forget, context)
         decision, reply, continued = self._routed(utterance, said, session, context)
-        self._device_question(session, reply)
+        self.device_question.keep(session, reply)
         rebuilt = continued.text if continued is not None else ""
         self.conversation.remember(session, decision, said, rebuilt=rebuilt)
         return decision, reply
@@ -374,33 +372,15 @@ class Assistant:
         intent, reply = self.handler.confirmed(pending)
         return replace(decision, intent=intent), reply
 
-    def _device_question(self, session: str, reply: Reply) -> None:
-        """After "Which fan: the one in the loft or the study?", what the answer picks
-        from, for the continuation window."""
-        data = reply.data if isinstance(reply.data, dict) else {}
-        if reply.outcome == Outcome.ASKED and data.get("choices") and data.get("act"):
-            expires = self.ctx.now().timestamp() + self.settings.conversation.continuation_s
-            self.ctx.session.put(DEVICE_CHOICE + session, data, expires_ts=expires)
-
     def _device_choice(
         self, utterance: str, said: str, session: str, context: TurnContext
     ) -> tuple[Decision, Reply] | None:
-        """The answer to this session's "Which fan?": the act again, on the one it names.
-        Any other turn drops the question."""
-        key = DEVICE_CHOICE + session
-        # A read first: most turns follow no question, and a pop is a write transaction.
-        asked = self.ctx.session.get(key, now_ts=self.ctx.now().timestamp())
-        if not isinstance(asked, dict):
-            return None
-        self.ctx.session.pop(key)
+        """The answer to this session's "Which fan?": the act again, on the one it names."""
         grammar = getattr(self.router, "grammar", None)
-        if grammar is not None and command_around_a_time(grammar, said, self.ctx.now()):
-            return None  # "the sun is in my eyes in the bedroom": a request of its own
-        name = chosen(asked.get("choices") or [], said)
-        if not name:
+        picked = self.device_question.answer(said, session, grammar)
+        if picked is None:
             return None
-        args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
-        decision = _settled(utterance, said, "choice", str(asked["act"]), {**args, "device": name})
+        decision = _settled(utterance, said, "choice", *picked)
         return decision, self.handler.handle(decision, context)
 
     def _task_answer(self, utterance: str, said: str, session: str) -> Decision | None:

@@ -1,4 +1,5 @@
-"""The device a follow-up means without naming it: "turn it off", "close them", "make it
+"""The device a follow-up means without naming it (`DeviceFocus`), and the answer to
+"Which fan?" (`DeviceQuestion`): "turn it off", "close them", "make it
 brighter", or a bare "brighter" / "a bit dimmer please" right after a device was worked.
 
     "turn on the bedroom lamp"  then  "make it brighter"  -> make the bedroom lamp brighter
@@ -16,13 +17,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply
+from mavend.home.devices import chosen
+from mavend.router.around import command_around_a_time
 from mavend.router.decision import Decision, Intent
-from mavend.router.grammar import GrammarMatch, normalize
+from mavend.router.grammar import CommandGrammar, normalize
 
 KEY = "device_focus:"  # + session: the words that name the devices just worked
+CHOICE_KEY = "device_choice:"  # + session: a "Which fan?" question's devices
 
 # The devices of the last act, as an object: "it", "them", "that one" ...
 _PRONOUN = re.compile(r"\b(?:it|them|that one|this one|those|these|that|this)\b")
@@ -34,10 +38,6 @@ _BARE_STEP = re.compile(
 )
 # The acts whose devices a follow-up may mean: the home's own (generated device acts).
 _HOME_ACTS = re.compile(r"^(?:device_\w+|light_set|lights_on|lights_off)$")
-
-
-class Matcher(Protocol):
-    def match(self, text: str) -> GrammarMatch | None: ...
 
 
 def referent(decision: Decision, reply: Reply) -> str:
@@ -93,7 +93,7 @@ class DeviceFocus:
         expires = self.ctx.now().timestamp() + self.ctx.settings.conversation.continuation_s
         self.ctx.session.put(key, {"named": named}, expires_ts=expires)
 
-    def follow_up(self, said: str, session: str, grammar: Matcher | None) -> str:
+    def follow_up(self, said: str, session: str, grammar: CommandGrammar | None) -> str:
         """The words `said` stands for, with the devices in focus named, when those words
         are a home command the grammar knows and `said` alone is not; else ""."""
         if grammar is None:
@@ -110,3 +110,36 @@ class DeviceFocus:
             return ""
         self._followed[session] = str(focus["named"])
         return rewritten
+
+
+class DeviceQuestion:
+    """ "Which fan: the one in the loft or the study?" and its answer ("the study one")."""
+
+    def __init__(self, ctx: HandlerContext):
+        self.ctx = ctx
+
+    def keep(self, session: str, reply: Reply) -> None:
+        """After the question: what the answer picks from, for the continuation window."""
+        data = reply.data if isinstance(reply.data, dict) else {}
+        if reply.outcome == Outcome.ASKED and data.get("choices") and data.get("act"):
+            expires = self.ctx.now().timestamp() + self.ctx.settings.conversation.continuation_s
+            self.ctx.session.put(CHOICE_KEY + session, data, expires_ts=expires)
+
+    def answer(
+        self, said: str, session: str, grammar: CommandGrammar | None
+    ) -> tuple[str, dict[str, str]] | None:
+        """The act and its arguments again, on the device the answer names; None when no
+        question is open or `said` answers none. Any turn drops the question."""
+        key = CHOICE_KEY + session
+        # A read first: most turns follow no question, and a pop is a write transaction.
+        asked = self.ctx.session.get(key, now_ts=self.ctx.now().timestamp())
+        if not isinstance(asked, dict):
+            return None
+        self.ctx.session.pop(key)
+        if grammar is not None and command_around_a_time(grammar, said, self.ctx.now()):
+            return None  # "the sun is in my eyes in the bedroom": a request of its own
+        name = chosen(asked.get("choices") or [], said)
+        if not name:
+            return None
+        args = {k: v for k, v in (asked.get("args") or {}).items() if k != "room"}
+        return str(asked["act"]), {**args, "device": name}
