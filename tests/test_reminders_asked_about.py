@@ -135,3 +135,28 @@ def test_two_reminders_the_words_name_are_both_said(tmp_path: Path) -> None:
     assert reply.text == ("There are 2: the dentist at 09:00 tomorrow; call the dentist at "
                           "10:00 tomorrow."), reply.text
     assert reply.outcome.value == "done"
+
+
+@pytest.mark.parametrize(("said", "text", "reply"), [
+    ("add an event tomorrow at 3 dentist", "the dentist",
+     "OK, I'll remind you about the dentist at 15:00 tomorrow."),
+    ("schedule an appointment with sarah on friday at 10", "the appointment with sarah",
+     "OK, I'll remind you about the appointment with sarah at 10:00 on Friday 11 December."),
+])
+def test_an_event_added_is_a_reminder_named_by_the_event(
+    tmp_path: Path, said: str, text: str, reply: str
+) -> None:
+    """"add an event tomorrow at 3 dentist" set a reminder "to add an event dentist"."""
+    remind = Classified(Intent.REMINDER, 0.99, {Intent.REMINDER: 0.99})
+    helper = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                            classifier=ScriptedClassifier({}, remind))
+    assert helper.handle_text(said).reply.text == reply
+    assert [r.text for r in helper.ctx.reminders.pending()] == [text]
+
+
+def test_when_is_a_reminder_said_as_a_clause_reads_as_one(tmp_path: Path) -> None:
+    """It said "Your reminder to i have a dentist appointment is at ..."."""
+    helper = _asked_of_reminders(tmp_path)
+    helper.handle_text("remind me that i have a dentist appointment on friday at 3 pm")
+    assert helper.handle_text("when is my dentist appointment").reply.text == (
+        "Your reminder that you have a dentist appointment is at 15:00 on Friday.")

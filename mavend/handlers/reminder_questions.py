@@ -11,6 +11,7 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply, human_duratio
 from mavend.handlers.reminder_commands import asked_time_left
 from mavend.handlers.reminder_find import (
     ReminderFinder,
+    about,
     described,
     label,
     match_score,
@@ -75,7 +76,8 @@ class ReminderQuestions:
             return Reply(f"Your {label(chosen)} is set for {when}.", data=data)
         if _CLAUSE.search(chosen.text.lower()):  # "the plumber is coming": said as it is
             return Reply(f"{chosen.text[:1].upper()}{chosen.text[1:]}: at {when}.", data=data)
-        return Reply(f"Your reminder to {chosen.text} is at {when}.", data=data)
+        # "Your reminder that you have a dentist appointment ...", not "to i have a ..."
+        return Reply(f"Your reminder {about(chosen.text)} is at {when}.", data=data)
 
     def left_of(self, what: str, session: str) -> Reply | None:
         now = self.ctx.now()

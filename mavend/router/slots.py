@@ -65,6 +65,14 @@ _REMINDER_LEAD = re.compile(
     r"|(?:reminder|timer|alarm)(?=\s+(?:to|that|about|for)\s))"
     r"\s*(?:(?:to|that|about|for)\s+)?",
 )
+# "add an event tomorrow at 3 dentist", "schedule an appointment for the vet": the event
+# is the reminder and what follows its name ("the dentist", not a task "to dentist")
+_EVENT_LEAD = re.compile(
+    r"^(?:please\s+)?(?:add|create|schedule|make|set\s+up|put\s+in)\s+(?:an?\s+|the\s+)?"
+    r"(?:calendar\s+)?(?P<noun>event|appointment|entry)(?:\s+(?P<prep>called|named|for|about"
+    r"|with))?\s+"
+)
+_DETERMINED = re.compile(r"^(?:the|my|a|an|our|his|her|their|your)\b")
 _POLITE = frozenset({"please", "thanks", "pls"})
 # A reminder said as what must be done ("i've got to water the plants tonight", "remind
 # me that i need to renew my passport"): the obligation is how it was said, not the task.
@@ -459,6 +467,11 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
             task = task.replace(normalize(phrase), " \x00 ")
     task = _RU_ORPHAN.sub(" ", task).replace("\x00", " ")
     task = without_fillers(task)
+    if (event := _EVENT_LEAD.match(task.strip())) is not None:
+        named = task.strip()[event.end():].strip()
+        if named and event["prep"] == "with":  # "an appointment with sarah"
+            return f"the {event['noun']} with {named}"
+        return named if not named or _DETERMINED.match(named) else f"the {named}"
     task = _REMINDER_LEAD_RU.sub("", _REMINDER_LEAD.sub("", task))
     task = _OBLIGATION.sub("", task)
     words = task.split()
