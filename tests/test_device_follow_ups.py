@@ -15,32 +15,21 @@ from pathlib import Path
 
 import pytest
 
-from mavend.config import parse_settings
 from mavend.conversation.devices import with_referent
+from tests.ha_home.house import StandInHome
 from tests.ha_home.standin import StandIn
-from tests.state_kit import MovableClock, make_assistant
+from tests.state_kit import MovableClock
 from tests.test_home_said_unevenly import HOME, TABLE
 
 DIMMABLE = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ndimmable = true\n')
 NOW = datetime.fromisoformat("2026-12-07T19:00:00+00:00")
 
 
-class Home:
+class Home(StandInHome):
     def __init__(self, tmp_path: Path, standin: StandIn):
-        token = tmp_path / "ha-token"
-        token.write_text(standin.token + "\n")
-        self.standin = standin
         self.clock = MovableClock(NOW)
-        self.assistant = make_assistant(parse_settings(
-            f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
-            f'timeout_s = 5.0\n[storage]\ndata_dir = "{tmp_path / "data"}"\n'
-            '[reminders]\ntimezone = "UTC"\n' + DIMMABLE), clock=self.clock)
-
-    def say(self, text: str, session: str = "kitchen"):
-        return self.assistant.handle_text(text, session=session).reply
-
-    def state(self, eid: str) -> str:
-        return self.standin.states[eid]["state"]
+        super().__init__(tmp_path, standin, '[reminders]\ntimezone = "UTC"\n' + DIMMABLE,
+                         clock=self.clock)
 
     def brightness(self, eid: str) -> int:
         return int(self.standin.states[eid]["attributes"]["brightness"] or 0)
@@ -51,7 +40,7 @@ def home(tmp_path: Path):
     with StandIn(copy.deepcopy(HOME)) as served:
         house = Home(tmp_path, served)
         yield house
-        house.assistant.store.close()
+        house.close()
 
 
 def test_make_it_brighter_dim_it_turn_it_off(home: Home) -> None:

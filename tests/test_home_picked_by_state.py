@@ -14,20 +14,12 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from mavend.config import parse_settings
 from mavend.scheduler import ReminderBook
+from tests.ha_home.house import StandInHome, entity
 from tests.ha_home.standin import StandIn
-from tests.state_kit import make_assistant
-
-
-def entity(eid: str, name: str, state: str, **attributes: Any) -> dict[str, Any]:
-    return {"entity_id": eid, "device_id": None, "area_id": None, "state": state,
-            "attributes": {"friendly_name": name, **attributes}}
-
 
 HOME = {
     "name": "three heaters",
@@ -54,20 +46,9 @@ TABLE = "".join(
 )
 
 
-class Home:
+class Home(StandInHome):
     def __init__(self, tmp_path: Path, standin: StandIn):
-        token = tmp_path / "ha-token"
-        token.write_text(standin.token + "\n")
-        self.standin = standin
-        self.assistant = make_assistant(parse_settings(
-            f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
-            f'timeout_s = 5.0\n[storage]\ndata_dir = "{tmp_path / "data"}"\n' + TABLE))
-
-    def say(self, text: str):
-        return self.assistant.handle_text(text, session="test").reply
-
-    def state(self, eid: str) -> str:
-        return self.standin.states[eid]["state"]
+        super().__init__(tmp_path, standin, TABLE)
 
     def on(self) -> set[str]:
         return {e for e, s in self.standin.states.items() if s["state"] == "on"}
@@ -82,7 +63,7 @@ def home(tmp_path: Path):
     with StandIn(copy.deepcopy(HOME)) as served:
         house = Home(tmp_path, served)
         yield house
-        house.assistant.store.close()
+        house.close()
 
 
 def test_switch_off_the_heater_means_the_one_that_is_on(home: Home) -> None:

@@ -21,15 +21,8 @@ from typing import Any
 
 import pytest
 
-from mavend.config import parse_settings
+from tests.ha_home.house import StandInHome, entity
 from tests.ha_home.standin import StandIn
-from tests.state_kit import make_assistant
-
-
-def entity(eid: str, name: str, state: str, **attributes: Any) -> dict[str, Any]:
-    return {"entity_id": eid, "device_id": None, "area_id": None, "state": state,
-            "attributes": {"friendly_name": name, **attributes}}
-
 
 LIGHT = {"supported_color_modes": ["brightness"], "brightness": None, "color_mode": None}
 HOME = {
@@ -152,26 +145,9 @@ homeassistant = "valve.garden_water_valve"
 """
 
 
-class Home:
+class Home(StandInHome):
     def __init__(self, tmp_path: Path, standin: StandIn):
-        token = tmp_path / "ha-token"
-        token.write_text(standin.token + "\n")
-        self.standin = standin
-        self.before = copy.deepcopy(standin.states)
-        self.assistant = make_assistant(parse_settings(
-            f'[homeassistant]\nurl = "{standin.url}"\ntoken_file = "{token}"\n'
-            f'timeout_s = 5.0\n[storage]\ndata_dir = "{tmp_path / "data"}"\n' + TABLE))
-
-    def say(self, text: str):
-        return self.assistant.handle_text(text, session="test").reply
-
-    def state(self, eid: str) -> str:
-        return self.standin.states[eid]["state"]
-
-    def changed(self) -> set[str]:
-        return {e for e, s in self.standin.states.items()
-                if (s["state"], s["attributes"]) != (self.before[e]["state"],
-                                                     self.before[e]["attributes"])}
+        super().__init__(tmp_path, standin, TABLE)  # TABLE as the test may have changed it
 
 
 @pytest.fixture
@@ -179,7 +155,7 @@ def home(tmp_path: Path):
     with StandIn(copy.deepcopy(HOME)) as served:
         house = Home(tmp_path, served)
         yield house
-        house.assistant.store.close()
+        house.close()
 
 
 def test_fillers_and_a_restart_are_heard_through(home: Home) -> None:
@@ -544,25 +520,18 @@ def test_the_lights_with_no_room_and_no_all_still_asks_which_room(home: Home) ->
     assert home.changed() == set()
 
 
-def test_a_colour_for_lights_that_cannot_take_one_says_so(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_colour_for_lights_that_cannot_take_one_says_so(tmp_path: Path) -> None:
     """"turn the nursery lights red" where neither can (the bedroom lamp can): "There are
     no lights in the nursery that I know of." There are two; they cannot change colour."""
     coloured = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ncolour = true\n')
-    monkeypatch.setattr(sys.modules[__name__], "TABLE", coloured)
     with StandIn(copy.deepcopy(HOME)) as served:
-        home = Home(tmp_path, served)
+        home = StandInHome(tmp_path, served, coloured)
         try:
-            _says_the_nursery_cannot(home)
+            reply = home.say("turn the nursery lights red")
+            assert reply.text == "The nursery lights can't change colour."
+            assert home.changed() == set()
         finally:
-            home.assistant.store.close()
-
-
-def _says_the_nursery_cannot(home: Home) -> None:
-    reply = home.say("turn the nursery lights red")
-    assert reply.text == "The nursery lights can't change colour."
-    assert home.changed() == set()
+            home.close()
 
 
 @pytest.mark.parametrize("said", ["vacuum the house", "start hoovering",
@@ -574,6 +543,20 @@ def test_the_floors_cleaned_without_naming_the_robot(home: Home, said: str) -> N
     assert home.state("vacuum.hall_robot") == "cleaning"
 
 
+@pytest.fixture
+def asked_home(tmp_path: Path):
+    """The home, with a classifier scripted to call every turn a question about the
+    user's own things, as the real one did for "is the back door locked"."""
+    from mavend.router.decision import Intent
+    from tests.scripted import Classified, ScriptedClassifier
+
+    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
+    with StandIn(copy.deepcopy(HOME)) as served:
+        house = StandInHome(tmp_path, served, TABLE, classifier=ScriptedClassifier({}, query))
+        yield house
+        house.close()
+
+
 @pytest.mark.parametrize(("asked", "reply"), [
     ("is the back door locked", "I don't know of a back door in this home. I know the garage "
      "door lock and the garage garage door."),
@@ -581,25 +564,13 @@ def test_the_floors_cleaned_without_naming_the_robot(home: Home, said: str) -> N
      "nursery ceiling light."),
 ])
 def test_a_device_the_home_does_not_have_is_said_unknown(
-    home: Home, asked: str, reply: str
+    asked_home: StandInHome, asked: str, reply: str
 ) -> None:
-    """It said "I don't know: I have nothing stored about that." as though it might be.
-    The classifier is scripted to call it a question, as the real one did."""
-    _questions_only(home)
-    assert home.say(asked).text == reply
-    assert home.changed() == set()
+    """It said "I don't know: I have nothing stored about that." as though it might be."""
+    assert asked_home.say(asked).text == reply
+    assert asked_home.changed() == set()
 
 
-def test_a_question_with_no_home_word_is_not_about_a_device(home: Home) -> None:
-    _questions_only(home)
-    assert home.say("is the dog fed").text == "I don't know: I have nothing stored about that."
-
-
-def _questions_only(home: Home) -> None:
-    from mavend.router.decision import Intent
-    from tests.scripted import Classified, ScriptedClassifier
-
-    query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
-    settings = home.assistant.settings
-    home.assistant.store.close()
-    home.assistant = make_assistant(settings, classifier=ScriptedClassifier({}, query))
+def test_a_question_with_no_home_word_is_not_about_a_device(asked_home: StandInHome) -> None:
+    reply = asked_home.say("is the dog fed")
+    assert reply.text == "I don't know: I have nothing stored about that."

@@ -174,3 +174,8 @@ def test_weekday_alarms_at_two_times(tmp_path: Path) -> None:
                      for r in a.ctx.reminders.pending() if r.series is not None)
     assert pending == [(6, 0, "alarm", "every weekday at 06:00"),
                        (6, 30, "alarm", "every weekday at 06:30")]
+
+
+def test_the_bare_hour_is_the_morning_said_second_too(tmp_path: Path) -> None:
+    pending = _pending(tmp_path, "remind me to take my pills at 8pm and 8")
+    assert [(day, hour) for _, day, hour, _, _, _ in pending] == [(7, 20), (8, 8)]

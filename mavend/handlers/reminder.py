@@ -575,7 +575,6 @@ _AGAIN = re.compile(
 )
 
 
-# A task said as a whole clause: "i have a meeting", "my passport expires in march".
 # Verbs that work a device as well as cancel a plan to ("switch off the heater").
 _DEVICE_VERB = re.compile(
     r"^(?:(?:please|can you|could you|just) )*(?:(?:turn|switch|shut|power) (?:\w+ )*?"

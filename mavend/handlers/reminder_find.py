@@ -52,6 +52,7 @@ def label(reminder: Reminder) -> str:
     return to_second_person(reminder.text, starts_sentence=False)
 
 
+# A task said as a whole clause: "i have a meeting", "my passport expires in march".
 _CLAUSE = re.compile(
     r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S"
     r"|(?:my|our|the|a|an|his|her|their|your)\s.*\b(?:is|are|was|were|"

@@ -136,7 +136,7 @@ def _clocks_in_task(
 
 def _paired_meridiem(parts: list[str]) -> list[str]:
     """"at 8 and 8pm": the bare 8 is the morning's (both were 20:00 today)."""
-    marked = {re.sub(r"\D", "", p): _MERIDIEM.search(p) for p in parts}
+    marked = {re.sub(r"\D", "", p): m for p in parts if (m := _MERIDIEM.search(p))}
     out = []
     for part in parts:
         clock = _BARE_CLOCK.match(_LEAD.sub("", part).strip())
