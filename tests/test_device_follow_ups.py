@@ -9,14 +9,13 @@ off" were not understood, and "close them" after the blinds was refused.
 
 from __future__ import annotations
 
-import copy
 from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from mavend.conversation.devices import with_referent
-from tests.ha_home.house import StandInHome
+from tests.ha_home.house import StandInHome, serving
 from tests.ha_home.standin import StandIn
 from tests.state_kit import MovableClock
 from tests.test_home_said_unevenly import HOME, TABLE
@@ -37,10 +36,8 @@ class Home(StandInHome):
 
 @pytest.fixture
 def home(tmp_path: Path):
-    with StandIn(copy.deepcopy(HOME)) as served:
-        house = Home(tmp_path, served)
+    with serving(HOME, lambda served: Home(tmp_path, served)) as house:
         yield house
-        house.close()
 
 
 def test_make_it_brighter_dim_it_turn_it_off(home: Home) -> None:

@@ -12,13 +12,12 @@ stayed off and was planned to come on in an hour.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import pytest
 
 from mavend.scheduler import ReminderBook
-from tests.ha_home.house import StandInHome, entity
+from tests.ha_home.house import StandInHome, entity, serving
 from tests.ha_home.standin import StandIn
 
 HOME = {
@@ -60,10 +59,8 @@ class Home(StandInHome):
 
 @pytest.fixture
 def home(tmp_path: Path):
-    with StandIn(copy.deepcopy(HOME)) as served:
-        house = Home(tmp_path, served)
+    with serving(HOME, lambda served: Home(tmp_path, served)) as house:
         yield house
-        house.close()
 
 
 def test_switch_off_the_heater_means_the_one_that_is_on(home: Home) -> None:

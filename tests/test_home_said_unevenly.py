@@ -12,7 +12,6 @@ i lock ...", a room's player unnamed. The phrasings here are this file's own.
 
 from __future__ import annotations
 
-import copy
 import sqlite3
 import sys
 from contextlib import closing
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.ha_home.house import StandInHome, entity
+from tests.ha_home.house import StandInHome, entity, serving
 from tests.ha_home.standin import StandIn
 
 LIGHT = {"supported_color_modes": ["brightness"], "brightness": None, "color_mode": None}
@@ -152,10 +151,8 @@ class Home(StandInHome):
 
 @pytest.fixture
 def home(tmp_path: Path):
-    with StandIn(copy.deepcopy(HOME)) as served:
-        house = Home(tmp_path, served)
+    with serving(HOME, lambda served: Home(tmp_path, served)) as house:
         yield house
-        house.close()
 
 
 def test_fillers_and_a_restart_are_heard_through(home: Home) -> None:
@@ -488,15 +485,11 @@ def test_on_at_a_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """ "turn on the bedroom lamp at 50 percent" said there was no bedroom lamp."""
     dimmable = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ndimmable = true\n')
     monkeypatch.setattr(sys.modules[__name__], "TABLE", dimmable)
-    with StandIn(copy.deepcopy(HOME)) as served:
-        house = Home(tmp_path, served)
-        try:
-            house.say("turn on the bedroom lamp at 50 percent")
-            lamp = served.states["light.bedroom_lamp"]
-            assert lamp["state"] == "on" and lamp["attributes"]["brightness"] in (127, 128)
-            assert house.changed() == {"light.bedroom_lamp"}
-        finally:
-            house.assistant.store.close()
+    with serving(HOME, lambda served: Home(tmp_path, served)) as house:
+        house.say("turn on the bedroom lamp at 50 percent")
+        lamp = house.standin.states["light.bedroom_lamp"]
+        assert lamp["state"] == "on" and lamp["attributes"]["brightness"] in (127, 128)
+        assert house.changed() == {"light.bedroom_lamp"}
 
 
 @pytest.mark.parametrize("said", ["turn off all the lights", "switch off every light",
@@ -524,14 +517,10 @@ def test_a_colour_for_lights_that_cannot_take_one_says_so(tmp_path: Path) -> Non
     """"turn the nursery lights red" where neither can (the bedroom lamp can): "There are
     no lights in the nursery that I know of." There are two; they cannot change colour."""
     coloured = TABLE.replace('name = "bedroom lamp"\n', 'name = "bedroom lamp"\ncolour = true\n')
-    with StandIn(copy.deepcopy(HOME)) as served:
-        home = StandInHome(tmp_path, served, coloured)
-        try:
-            reply = home.say("turn the nursery lights red")
-            assert reply.text == "The nursery lights can't change colour."
-            assert home.changed() == set()
-        finally:
-            home.close()
+    with serving(HOME, lambda served: StandInHome(tmp_path, served, coloured)) as home:
+        reply = home.say("turn the nursery lights red")
+        assert reply.text == "The nursery lights can't change colour."
+        assert home.changed() == set()
 
 
 @pytest.mark.parametrize("said", ["vacuum the house", "start hoovering",
@@ -551,10 +540,10 @@ def asked_home(tmp_path: Path):
     from tests.scripted import Classified, ScriptedClassifier
 
     query = Classified(Intent.QUERY, 0.99, {Intent.QUERY: 0.99}, source="notes")
-    with StandIn(copy.deepcopy(HOME)) as served:
-        house = StandInHome(tmp_path, served, TABLE, classifier=ScriptedClassifier({}, query))
+    asking = ScriptedClassifier({}, query)
+    with serving(HOME, lambda served: StandInHome(tmp_path, served, TABLE,
+                                                  classifier=asking)) as house:
         yield house
-        house.close()
 
 
 @pytest.mark.parametrize(("asked", "reply"), [

@@ -3,8 +3,9 @@ run here) and the real assistant over it: say a request, read the state it left.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -50,3 +51,15 @@ class StandInHome:
 
     def close(self) -> None:
         self.assistant.store.close()
+
+
+@contextlib.contextmanager
+def serving(home: dict[str, Any], make: Callable[[StandIn], StandInHome]) -> Iterator[Any]:
+    """A stand-in serving a copy of `home`, and the home `make` builds over it; closed
+    after."""
+    with StandIn(copy.deepcopy(home)) as served:
+        house = make(served)
+        try:
+            yield house
+        finally:
+            house.close()
