@@ -34,12 +34,8 @@ _ANOTHER = re.compile(
 
 def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str, str] | None:
     """The two halves of `said` (normalized), each a command, or None."""
-    whole = grammar.match(said)
-    when = whole.slots.get("when", "") if whole is not None else ""
-    if whole is not None and whole.intent is Intent.REMINDER and _JOINT.search(f" {when} "):
-        one = find_time(when, now)
-        if one is not None and " ".join(one.phrase.split()) == when:
-            return None  # "a timer for 1 hour and 30 minutes": one time, said whole
+    if not _JOINT.search(said) or _one_time_said_whole(grammar, said, now):
+        return None  # the grammar is asked about the whole only when there is a joint
     for joint in _JOINT.finditer(said):
         left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
         if not left or not right:
@@ -57,6 +53,16 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
             continue
         return left, right
     return None
+
+
+def _one_time_said_whole(grammar: CommandGrammar, said: str, now: datetime) -> bool:
+    """ "a timer for 1 hour and 30 minutes": one reminder whose one time holds the joint."""
+    whole = grammar.match(said)
+    when = whole.slots.get("when", "") if whole is not None else ""
+    if whole is None or whole.intent is not Intent.REMINDER or not _JOINT.search(f" {when} "):
+        return False
+    one = find_time(when, now)
+    return one is not None and " ".join(one.phrase.split()) == when
 
 
 _REMIND_LEAD = re.compile(r"^(?:(?:please|can you|could you)\s+)*(?P<lead>remind me)\b")
