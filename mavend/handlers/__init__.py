@@ -35,6 +35,7 @@ from mavend.handlers.forget import ForgetCommand, ForgetHandler, parse_forget
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
+from mavend.handlers.reminder_commands import NO_LONGER_TAIL
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs
 from mavend.home.devices import outdoor_room
@@ -56,10 +57,7 @@ __all__ = [
 
 # A question about the user's own things: "where's my car", "what's our wifi password".
 _OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
-_REMIND_ME = re.compile(
-    r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*?)(?: any ?more| any longer| from now on"
-    r"| ever again| again)?$"
-)
+_REMIND_ME = re.compile(r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*?)" + NO_LONGER_TAIL)
 
 
 _OUTSIDE = re.compile(r"\b(?:outside|outdoors|out there|out)\b")

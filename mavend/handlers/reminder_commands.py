@@ -336,10 +336,12 @@ def _rename(said: str) -> ReminderCommand | None:
 
 # "stop reminding me about the bins", "you can stop reminding me to water the plants",
 # "no more reminders about the bins": that reminder (or series) cancelled.
+# Said after the reminder it ends ("... about the bins anymore"): no part of its name.
+NO_LONGER_TAIL = r"(?: any ?more| any longer| from now on| ever again| again)?$"
 _STOP_REMINDING = re.compile(
     rf"{_POLITE}(?:(?:you can |please )?(?:stop|quit) reminding me|no more reminders?|"
     r"(?:don't|dont|do not) remind me) (?:about |to |of |for |that )?(?P<what>.+?)"
-    r"(?: any ?more| from now on| again)?$"
+    + NO_LONGER_TAIL
 )
 
 
