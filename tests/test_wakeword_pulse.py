@@ -81,8 +81,12 @@ def test_mavend_listen_hears_a_wav_played_into_the_default_input(
         process.terminate()
         process.wait(10)
     assert decision is not None, (seen, process.stderr.read())
-    assert [e["event"] for e in seen if e["event"] != "device"] == [
-        "wake", "transcript", "decision"]
+    # A partial transcript comes when the speaker pauses 300 ms mid-utterance;
+    # whether the recording's pauses reach that depends on how fast the box
+    # decodes, so one may come, between the wake and the final transcript.
+    kinds = [e["event"] for e in seen if e["event"] != "device"]
+    assert kinds in (["wake", "transcript", "decision"],
+                     ["wake", "partial", "transcript", "decision"]), kinds
     assert (decision["intent"], decision["slots"]["fn"]) == ("act", "lock_screen")
 
 
