@@ -228,6 +228,11 @@ class Assistant:
         if answered is not None:  # "the washing", after "What should I remind you about?"
             self.conversation.remember(session, answered, said)
             return answered, self.handler.handle(answered, context)
+        days = self.handler.reminders.days(said, session)
+        if days is not None:  # "don't wake me up on weekends": the series keeps its weekdays
+            decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
+            self.conversation.remember(session, decision, said)
+            return decision, self.handler.command(days, context)
         withdrawn = self._withdrawn(utterance)
         if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
             self.conversation.remember(session, withdrawn, said)

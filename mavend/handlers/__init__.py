@@ -36,6 +36,7 @@ from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
 from mavend.handlers.reminder_commands import NO_LONGER_TAIL
+from mavend.handlers.reminder_days import DaysCommand
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs
 from mavend.home.devices import outdoor_room
@@ -179,7 +180,9 @@ class TurnHandler:
         answer = self.answers.answer(text, self.ctx.now())
         return None if answer is None else answer_reply(answer)
 
-    def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
+    def command(
+        self, command: ReminderCommand | DaysCommand, context: TurnContext | None = None
+    ) -> Reply:
         return self.reminders.command(command, context)
 
     def confirmed(self, pending: Mapping[str, Any]) -> tuple[Intent, Reply]:

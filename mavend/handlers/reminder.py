@@ -32,6 +32,7 @@ from mavend.handlers.common import (
 from mavend.handlers.confirm import Confirmations
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_anchors import ReminderAnchors
+from mavend.handlers.reminder_changes import set_change, stated_time, table_changes
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
@@ -42,6 +43,7 @@ from mavend.handlers.reminder_commands import (
     parse_loose,
     time_said_again,
 )
+from mavend.handlers.reminder_days import DaysCommand, ReminderDays, parse_days
 from mavend.handlers.reminder_find import (
     MERIDIEM,
     ReminderFinder,
@@ -67,24 +69,10 @@ from mavend.router.grammar import normalize
 from mavend.router.slots import reminder_task
 from mavend.scheduler import Reminder, spoken_time
 from mavend.scheduler.edits import check_text
-from mavend.scheduler.reminder import Status
 
-__all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "stated_time"]
+__all__ = ["ReminderCommand", "ReminderHandler", "parse_command", "set_change", "stated_time"]
 
 CANCEL_OP = "reminders.cancel"
-
-
-def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
-    """spoken_time with the date wherever a wrong guess could hide: '10:00 on Friday 4
-    December'; with `dated`, today and tomorrow too ('06:30 tomorrow, Thursday 3 December')."""
-    moment = moment.astimezone(now.tzinfo)
-    spoken = spoken_time(moment, now)
-    days = (moment.date() - now.date()).days
-    if 1 < days < 7:
-        return f"{spoken} {moment.day} {moment:%B}"
-    if dated and days in (0, 1):
-        return f"{spoken} ({moment:%A} {moment.day} {moment:%B})"
-    return spoken
 
 
 _NOT_A_NAME = frozenset({"timer", "timers", "a", "an", "the", "my", "for", "one", "new", "set",
@@ -118,6 +106,7 @@ class ReminderHandler:
         self.own_dates = OwnDates(ctx)
         self.questions = ReminderQuestions(ctx, self.finder, self.timers)
         self.anchors = ReminderAnchors(ctx, self.finder, self.own_dates)
+        self.days_of = ReminderDays(ctx, self.finder)
 
     # setting ------------------------------------------------------------
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
@@ -251,7 +240,9 @@ class ReminderHandler:
         change = Change("reminder.cancel", f"cancelled {what}", {"ids": cancelled, "what": what})
         return Reply(f"Cancelled {what}.", data={"cancelled": cancelled}, changes=(change,))
 
-    def command(self, command: ReminderCommand, context: TurnContext | None = None) -> Reply:
+    def command(
+        self, command: ReminderCommand | DaysCommand, context: TurnContext | None = None
+    ) -> Reply:
         session = _session(context)
         before = self.ctx.reminders.snapshots()
         try:
@@ -265,26 +256,7 @@ class ReminderHandler:
 
     def changed_since(self, before: Mapping[int, Mapping[str, Any]]) -> tuple[Change, ...]:
         """What happened to the pending reminders since `before` (`snapshots()`), as changes."""
-        now = self.ctx.now()
-        after = self.ctx.reminders.snapshots()
-        changes: list[Change] = []
-        for reminder_id in sorted(after.keys() - before.keys()):
-            changes.append(set_change(self.ctx.reminders.get(reminder_id), now))
-        for reminder_id in sorted(before.keys() - after.keys()):
-            reminder = self.ctx.reminders.get(reminder_id)
-            if reminder.status == Status.CANCELLED:
-                what = label(reminder)
-                changes.append(Change("reminder.cancel", f"cancelled {what}",
-                                      {"ids": [reminder_id], "what": what}))  # fmt: skip
-        for reminder_id in sorted(before.keys() & after.keys()):
-            if before[reminder_id] != after[reminder_id]:
-                reminder = self.ctx.reminders.get(reminder_id)
-                changes.append(Change(
-                    "reminder.edit", f"changed {label(reminder)}",
-                    {"id": reminder_id, "before": dict(before[reminder_id]),
-                     "after": dict(after[reminder_id]), "what": label(reminder)},
-                ))  # fmt: skip
-        return tuple(changes)
+        return table_changes(self.ctx.reminders, before, self.ctx.now())
 
     def claim(self, said: str) -> ReminderCommand | None:
         """A command without a reminder word whose words name a reminder that is set
@@ -331,9 +303,20 @@ class ReminderHandler:
             return None
         return ReminderCommand("move", what="it", pronoun=True, when=when)
 
+    def days(self, said: str, session: str) -> DaysCommand | None:
+        """ "don't wake me up on weekends", "only remind me about the fish on weekdays":
+        claimed when a repeating reminder the words could name is set (the series keeps
+        its other days; it was withdrawn as said, or cancelled whole). None otherwise."""
+        command = parse_days(said)
+        if command is None or not self.days_of.claims(command, session):
+            return None
+        return command
+
     def _command(
-        self, command: ReminderCommand, context: TurnContext | None, session: str
+        self, command: ReminderCommand | DaysCommand, context: TurnContext | None, session: str
     ) -> Reply:
+        if isinstance(command, DaysCommand):
+            return self.days_of.run(command, session)
         action = command.action
         if action == "list":
             return self.questions.list(kind=command.kind if command.kind != "reminder" else "")
@@ -580,17 +563,3 @@ _DEVICE_VERB = re.compile(
     r"^(?:(?:please|can you|could you|just) )*(?:(?:turn|switch|shut|power) (?:\w+ )*?"
     r"(?:off|on|down)|stop|close|open|lock|unlock)\b"
 )
-
-
-def set_change(reminder: Reminder, now: datetime) -> Change:
-    """What setting `reminder` changed, for "what did you just do?" and "undo that"."""
-    noun = {"timer": "timer", "alarm": "alarm"}.get(reminder.kind, "reminder")
-    named = reminder.kind != "timer" or reminder.name
-    called = f" ({reminder.name or reminder.text})" if named else ""
-    at = f"for {stated_time(reminder.fire_at, now)}"
-    when = reminder.series.describe() if reminder.series else at
-    what = f"{noun}{called} {when}"
-    return Change(
-        "reminder.set", f"set a{'n' if noun == 'alarm' else ''} {what}",
-        {"ids": [reminder.id], "what": f"the {what}"},
-    )  # fmt: skip

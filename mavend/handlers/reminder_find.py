@@ -137,7 +137,7 @@ class ReminderFinder:
         self, candidates: list[Reminder], what: str, *, pronoun: bool, session: str,
         kind: str = "",
     ) -> Found:
-        if pronoun or not _FILLER.sub(" ", normalize(what)).strip():  # "it", "the timer"
+        if pronoun or not says_which(what):  # "it", "the timer"
             focused = self.focus(session, candidates, kind)
             if focused is not None:
                 return Found(focused, (focused,))
@@ -146,6 +146,12 @@ class ReminderFinder:
             return Found(None, tuple(candidates))
         matches = match_words(candidates, what, self.ctx.now())
         return Found(matches[0] if len(matches) == 1 else None, tuple(matches))
+
+
+def says_which(what: str) -> bool:
+    """Whether the words tell one reminder from another ("the dentist one": yes; "my
+    alarm", "the timer": no, only the kind)."""
+    return bool(_FILLER.sub(" ", normalize(what)).strip())
 
 
 def match_words(candidates: list[Reminder], what: str, now: datetime) -> list[Reminder]:

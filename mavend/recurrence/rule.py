@@ -49,6 +49,33 @@ class Series:
         """'every Monday at 19:00', 'every weekday at 07:00, until 24 December'."""
         return describe_rule(self.parts(), self.start)
 
+    def weekdays(self) -> tuple[str, ...] | None:
+        """The days of the week it goes off on (RRULE codes, Monday first); None when
+        it does not repeat by them (every other day, monthly, yearly: the days drift)."""
+        parts = self.parts()
+        freq, interval = parts.get("FREQ", ""), int(parts.get("INTERVAL", "1") or 1)
+        if parts.get("BYMONTHDAY") or parts.get("BYMONTH"):
+            return None
+        said = [d for d in parts.get("BYDAY", "").split(",") if d in WEEKDAY_CODES]
+        if freq == "WEEKLY":
+            days = said or [WEEKDAY_CODES[self.start.weekday()]]
+        elif freq in ("HOURLY", "MINUTELY", "SECONDLY") or (freq == "DAILY" and interval == 1):
+            days = said or list(WEEKDAY_CODES)
+        else:
+            return None
+        return tuple(d for d in WEEKDAY_CODES if d in days)
+
+    def on_days(self, days: tuple[str, ...]) -> Series:
+        """The same series kept to `days` (a subset of `weekdays()`): a once-a-day one
+        becomes weekly on those days, one that repeats within a day keeps its step and
+        goes off on those days only."""
+        parts = self.parts()
+        ordered = ",".join(d for d in WEEKDAY_CODES if d in days)
+        if parts.get("FREQ") == "DAILY" and not parts.get("BYHOUR"):
+            parts["FREQ"] = "WEEKLY"
+        parts["BYDAY"] = ordered
+        return Series(rule_text(parts), self.start)
+
 
 def rule_text(parts: dict[str, str]) -> str:
     order = ("FREQ", "INTERVAL", "BYMONTH", "BYMONTHDAY", "BYDAY", "BYHOUR", "BYMINUTE", "COUNT",
@@ -78,6 +105,20 @@ def _days(codes: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def days_phrase(codes: list[str]) -> str:
+    """'on weekdays', 'at weekends', 'on Mondays and Fridays' (a step within the day,
+    kept to some days of the week)."""
+    if codes == list(WEEKDAY_CODES[:5]):
+        return "on weekdays"
+    if codes == ["SA", "SU"]:
+        return "at weekends"
+    if len(codes) == 6:
+        return "except on " + next(f"{WEEKDAY_NAMES[i]}s" for i, c in enumerate(WEEKDAY_CODES)
+                                   if c not in codes)
+    names = [f"{WEEKDAY_NAMES[WEEKDAY_CODES.index(c)]}s" for c in codes if c in WEEKDAY_CODES]
+    return "on " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
 
 
 def _window(parts: dict[str, str], start: datetime) -> str:
@@ -114,6 +155,9 @@ def describe_rule(parts: dict[str, str], start: datetime) -> str:
             text = f"every weekday at {clock}"
         elif days == ["SA", "SU"]:
             text = f"every Saturday and Sunday at {clock}"
+        elif interval == 1 and len(days) == 6:  # "every day except Sunday"
+            text = f"every day except {_days([d for d in WEEKDAY_CODES if d not in days])}"
+            text += f" at {clock}"
         elif interval == 1:
             text = f"every {_days(days)} at {clock}"
         elif interval == 2:
@@ -131,6 +175,9 @@ def describe_rule(parts: dict[str, str], start: datetime) -> str:
         text = f"every year on {day} {MONTH_NAMES[month - 1]} at {clock}"
     else:
         text = "repeating"
+    if days and len(days) < 7 and freq != "WEEKLY" and (
+            parts.get("BYHOUR") or freq in ("HOURLY", "MINUTELY", "SECONDLY")):
+        text += " " + days_phrase(days)  # "every hour on weekdays"
     if parts.get("COUNT"):
         text += f", {parts['COUNT']} times in all"
     if parts.get("UNTIL"):

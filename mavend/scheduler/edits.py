@@ -1,5 +1,6 @@
-"""Changing a reminder once set: move, skip an occurrence, rename, pause and resume a
-timer, add or take off time. Each is one transaction: a change is whole or not at all.
+"""Changing a reminder once set: move, skip an occurrence, keep a series to some days of
+the week, rename, pause and resume a timer, add or take off time. Each is one
+transaction: a change is whole or not at all.
 
 A mixin of `ReminderBook` (book.py), kept apart so each module stays one concern; it
 uses the book's connection helpers (`_get`, `_insert`, `_free_due`, `_set_fire_at`).
@@ -11,8 +12,10 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from mavend.errors import MavendError
+from mavend.recurrence.rule import WEEKDAY_CODES
 
 if TYPE_CHECKING:
+    from mavend.recurrence import Series
     from mavend.scheduler.reminder import Reminder
 
 MAX_TEXT_CHARS = 200  # a reminder is a line said aloud, not a document
@@ -82,6 +85,23 @@ class ReminderEdits:
             conn.execute("UPDATE reminders SET status = 'cancelled' WHERE id = ?", (reminder.id,))
         else:
             self._set_fire_at(conn, reminder.id, nxt)  # type: ignore[attr-defined]
+
+    def keep_days(self, reminder_id: int, series: Series) -> Reminder:
+        """A series on other days of the week (`Series.on_days`): its rule replaced, and
+        its next occurrence moved on when it falls on a day no longer kept."""
+        with self.store.write("changing the days it repeats on") as conn:
+            reminder = self._editable(conn, reminder_id)
+            if reminder.series is None:
+                raise MavendError("that reminder does not repeat")
+            conn.execute("UPDATE reminders SET rule = ? WHERE id = ?", (series.rule, reminder_id))
+            kept = series.weekdays() or ()
+            day = reminder.fire_at.astimezone(series.start.tzinfo).weekday()
+            if reminder.status == "pending" and WEEKDAY_CODES[day] not in kept:
+                nxt = series.after(reminder.fire_at)
+                if nxt is None:
+                    raise MavendError("that leaves it no day to go off on before it ends")
+                self._set_fire_at(conn, reminder_id, nxt)  # type: ignore[attr-defined]
+            return self._get(conn, reminder_id)  # type: ignore[attr-defined]
 
     def rename(self, reminder_id: int, text: str) -> Reminder:
         text = check_text(text)
