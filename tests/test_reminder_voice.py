@@ -366,6 +366,35 @@ def test_cancel_all_asks_and_cancels_exactly_those_on_yes(
     ]
 
 
+@pytest.mark.parametrize("said", ["cancel everything", "delete it all", "cancel all of them",
+                                  "please get rid of everything i've set"])
+def test_cancel_everything_asks_about_every_kind_and_cancels_them(
+    assistant: Assistant, said: str
+) -> None:
+    """It said "There's nothing to cancel." and left the timers, alarm and reminder set."""
+    say(assistant, "set a timer for ten minutes")
+    say(assistant, "set a pasta timer for 8 minutes")
+    say(assistant, "wake me up at 7 tomorrow")
+    say(assistant, "remind me every sunday at 10 to water the plants")
+    asked = say(assistant, said)
+    assert asked.outcome == Outcome.CONFIRM, asked.text
+    assert asked.text.startswith("Cancel everything: 2 timers, an alarm and a reminder?")
+    assert len(pending(assistant)) == 4  # nothing yet
+    assert say(assistant, "yes").text == "Cancelled 2 timers, an alarm and a reminder."
+    assert pending(assistant) == []
+
+
+def test_cancel_everything_with_nothing_set_or_a_no_cancels_nothing(
+    assistant: Assistant,
+) -> None:
+    assert say(assistant, "cancel everything").text == "There's nothing to cancel."
+    say(assistant, "set a timer for ten minutes")
+    assert say(assistant, "cancel").text == "There's nothing to cancel."  # no question asked
+    assert say(assistant, "cancel everything").outcome == Outcome.CONFIRM
+    assert say(assistant, "no").text == "OK, I won't."
+    assert len(pending(assistant)) == 1
+
+
 def test_a_no_to_cancel_all_cancels_nothing(assistant: Assistant) -> None:
     say(assistant, "set an alarm for 7")
     say(assistant, "wake me up at 8 on saturday")

@@ -49,6 +49,7 @@ from mavend.handlers.reminder_find import (
     ReminderFinder,
     about,
     cancelled_name,
+    counted,
     described,
     focus_key,
     label,
@@ -237,6 +238,8 @@ class ReminderHandler:
         if not cancelled:
             return Reply(f"Those {noun[1]} had already gone; nothing to cancel.")
         what = f"1 {noun[0]}" if len(cancelled) == 1 else f"{len(cancelled)} {noun[1]}"
+        if not pending.get("kind"):  # "cancel everything": "2 timers and an alarm"
+            what = counted([self.ctx.reminders.get(i) for i in cancelled])
         change = Change("reminder.cancel", f"cancelled {what}", {"ids": cancelled, "what": what})
         return Reply(f"Cancelled {what}.", data={"cancelled": cancelled}, changes=(change,))
 
@@ -338,10 +341,12 @@ class ReminderHandler:
         chosen = of_kind(self.ctx.reminders.active(), command.kind)
         plural = _NOUNS[command.kind][1]
         if not chosen:
-            return Reply(f"You have no {plural}.")
+            return Reply("There's nothing to cancel." if not command.kind
+                         else f"You have no {plural}.")
         question = (
             f"Cancel {label(chosen[0])}?" if len(chosen) == 1
-            else f"Cancel all {len(chosen)} {plural}?"
+            else f"Cancel all {len(chosen)} {plural}?" if command.kind
+            else f"Cancel everything: {counted(chosen)}?"
         )
         ids = [r.id for r in chosen]
         return Confirmations(self.ctx).ask(

@@ -354,6 +354,15 @@ _NO_NEED = re.compile(
 )
 
 
+# Everything at once, named by no kind (a bare "cancel" is the system's: the question
+# asked, or nothing). Asked about first, like any bulk cancel.
+_ALL_OF_IT = re.compile(
+    rf"{_POLITE}(?:cancel|delete|remove|scrap|get rid of|clear) (?:absolutely )?"
+    r"(?:everything|it all|all of (?:it|them)|all (?:of )?(?:that|those|these)|the lot)"
+    r"(?: (?:i(?: have|'ve|ve)? set|i have|that'?s set|set|pending|for (?:today|now)))?$"
+)
+
+
 def _cancel(said: str) -> ReminderCommand | None:
     if (stop := _STOP_REMINDING.match(said)) and not _is_pronoun(stop["what"]):
         what = stop["what"]
@@ -366,6 +375,8 @@ def _cancel(said: str) -> ReminderCommand | None:
     if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
         what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())
         return ReminderCommand("cancel", what=what, kind=_kind(what))
+    if _ALL_OF_IT.match(said):  # "cancel everything": every timer, alarm and reminder
+        return ReminderCommand("cancel", everything=True)
     m = _CANCEL.match(said)
     if m is None:
         return None

@@ -108,6 +108,21 @@ def of_kind(reminders: list[Reminder], kind: str) -> list[Reminder]:
     return list(reminders)
 
 
+def counted(reminders: list[Reminder]) -> str:
+    """'2 timers, an alarm and 3 reminders' (a planned device act is "a planned action")."""
+    counts: dict[str, int] = {}
+    for reminder in reminders:
+        kind = "planned action" if reminder.act is not None else reminder.kind
+        counts[kind] = counts.get(kind, 0) + 1
+    order = ("timer", "alarm", "reminder", "planned action")
+    parts = [
+        (f"{'an' if kind == 'alarm' else 'a'} {kind}" if n == 1 else f"{n} {kind}s")
+        for kind in sorted(counts, key=lambda k: order.index(k) if k in order else 9)
+        for n in [counts[kind]]
+    ]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 class ReminderFinder:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
