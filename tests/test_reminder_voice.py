@@ -720,3 +720,27 @@ def test_misheard_words_of_a_timer_or_reminder_are_read_as_meant(
 def test_a_time_for_something_else_is_no_timer(assistant: Assistant) -> None:
     say(assistant, "set a time for the meeting")
     assert [r.kind for r in book(assistant).pending()] != ["timer"]
+
+
+@pytest.mark.parametrize(("said", "why"), [
+    ("remind me when i get home to feed the cat", "I can't tell when you get home"),
+    ("remind me to feed the cat when i get home", "I can't tell when you get home"),
+    ("remind me when i go to the shop to buy cat food", "I can't tell when you go to the shop"),
+    ("remind me to buy cat food when i'm at the shop", "I can't tell when you're at the shop"),
+    ("remind me to feed the cat when i wake up", "I can't tell when you wake up"),
+])
+def test_a_moment_nothing_here_can_sense_asks_for_a_time_and_says_why(
+    assistant: Assistant, said: str, why: str
+) -> None:
+    """"remind me when i get home to feed the cat" said "I don't know: I have nothing
+    stored about that" (read as a question); the other order asked "When should I remind
+    you?" as if the moment had not been said; "when i wake up" asked for an alarm time."""
+    asked = say(assistant, said)
+    assert asked.outcome == Outcome.ASKED, asked.text
+    assert asked.text == f"{why}, so I need a time. When should I remind you?"
+    assert rows(assistant) == []
+    done = say(assistant, "6pm")
+    assert done.outcome == Outcome.DONE and "at 18:00 today" in done.text, done.text
+    (row,) = rows(assistant)
+    assert (row["kind"], row["fire_at"]) == ("reminder", "2026-12-02T18:00:00+01:00")
+    assert "cat" in row["text"]

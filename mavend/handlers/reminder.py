@@ -133,7 +133,7 @@ class ReminderHandler:
             return Reply(decision.clarify.question, Outcome.ASKED)
         when = decision.slots.time if decision.slots.has_time else None
         if when is None:
-            return Reply(when_question(kind), Outcome.ASKED)
+            return Reply(when_question(kind, normalize(decision.utterance)), Outcome.ASKED)
         if when <= now:
             return Reply(
                 f"{spoken_time(when, now)} has already passed. {when_question(kind)}",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from mavend.language.person import to_second_person
 from mavend.language.timeparse.clocks import ALARM_RE
 
 TIMER = "timer"
@@ -34,7 +35,8 @@ _QUESTIONS = {
 
 def reminder_kind(said: str) -> str:
     """TIMER, ALARM or REMINDER for normalized words (a timer wins: "a timer for my
-    alarm clock's battery" is a timer)."""
+    alarm clock's battery" is a timer; "remind me ... when i wake up" is a reminder)."""
+    said = without_trigger(said)
     if TIMER_RE.search(said):
         return TIMER
     if ALARM_RE.search(said):
@@ -42,6 +44,44 @@ def reminder_kind(said: str) -> str:
     return REMINDER
 
 
-def when_question(kind: str) -> str:
-    """The question for a missing time, in the words of the kind asked for."""
-    return _QUESTIONS.get(kind, _QUESTIONS[REMINDER])
+# A moment said as something the user does, which nothing on the box can sense: "when i
+# get home", "once i leave work", "next time i'm at the shop". The reminder still needs a
+# clock time; the question says why (it asked "When should I remind you?" as if the
+# words had not been said, or read "remind me when i get home to ..." as a question).
+_DOES = (
+    r"(?:(?:i|we) (?:get|got|arrive|leave|reach|come|go|walk|wake|finish|see|head|pass|sit"
+    r"|start|stop|land|drive|park)|(?:i|we)(?: am|'m| are|'re) (?:at|in|out|back|home|near|by"
+    r"|on|there|done|finished|up|leaving|going|heading))\b"
+)
+_SO = r"(?:when|once|as soon as|whenever|next time|the next time|after)"
+TRIGGER = re.compile(rf"\b(?P<clause>{_SO} {_DOES}.*)$")
+_TRIGGER_FIRST = re.compile(
+    rf"^(?P<lead>(?:(?:please|can you|could you|will you) )*remind (?:me|us)) "
+    rf"(?P<clause>{_SO} {_DOES}.*?) (?P<to>to|about|that) "
+    r"(?!(?:the|a|an|my|our|your|his|her|their|work|school|bed|town|church|class|"
+    r"the shop|the office|the station)\b)(?P<task>\S.*)$"
+)
+
+
+def without_trigger(said: str) -> str:
+    """The words without a trailing "when i get home" (its "wake" names no alarm)."""
+    return TRIGGER.sub("", said).strip()
+
+
+def trigger_first(said: str) -> str | None:
+    """ "remind me when i get home to feed the cat" -> "remind me to feed the cat when i
+    get home" (the order the reminder grammar reads); None for other words."""
+    match = _TRIGGER_FIRST.match(said)
+    if match is None:
+        return None
+    return f"{match['lead']} {match['to']} {match['task']} {match['clause']}"
+
+
+def when_question(kind: str, said: str = "") -> str:
+    """The question for a missing time, in the words of the kind asked for; with the
+    moment said as something the user does ("when i get home"), why it is asked."""
+    question = _QUESTIONS.get(kind, _QUESTIONS[REMINDER])
+    if said and (trigger := TRIGGER.search(trigger_first(said) or said)):
+        clause = to_second_person(trigger["clause"], starts_sentence=False)
+        return f"I can't tell {clause}, so I need a time. {question}"
+    return question

@@ -29,6 +29,7 @@ from hassil.intents import SlotList
 from mavend.config import ActSpec, ActsSettings
 from mavend.errors import ConfigError
 from mavend.language.disfluency import fluent
+from mavend.language.reminder_kinds import trigger_first
 from mavend.router.decision import Intent, Source
 from mavend.router.snap import Snapped, snap, snap_words
 
@@ -127,6 +128,8 @@ class CommandGrammar:
                 found = self._match(tidy) or self._match(strip_politeness(tidy))
         if found is None and (typed := with_apostrophes(normalized)) != normalized:
             found = self._match(typed)  # "whats the temperature in the bathroom", typed
+        if found is None and (reordered := trigger_first(normalized)) is not None:
+            found = self._match(reordered)  # "remind me when i get home to feed the cat"
         return found
 
     def _match(self, normalized: str) -> GrammarMatch | None:

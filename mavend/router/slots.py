@@ -207,7 +207,8 @@ class SlotExtractor:
         task = _reminder_task(words, *((found.phrase, found.also) if found else ()))
         kind = reminder_kind(normalize(text))
         if found is None:
-            return SlotResult(Slots(text=task, kind=kind), question=when_question(kind))
+            return SlotResult(Slots(text=task, kind=kind),
+                              question=when_question(kind, normalize(text)))
         if found.when <= now:
             return SlotResult(
                 Slots(time=found.when, has_time=True, text=task, kind=kind),
