@@ -110,3 +110,62 @@ def test_with_referent_puts_the_devices_in_for_the_pronoun() -> None:
     assert with_referent("close them", "the kitchen blinds") == "close the kitchen blinds"
     assert with_referent("a bit dimmer please", "the lamp") == "make the lamp a bit dimmer please"
     assert with_referent("what's the weather", "the lamp") == ""
+
+
+def test_turn_it_up_after_a_lamp_is_the_lamp_not_the_volume(home: Home) -> None:
+    """ "turn it up" was the box's volume ("louder") and left the lamp as it was."""
+    home.say("turn on the bedroom lamp")
+    home.say("set it to 50 percent")
+    half = home.brightness("light.bedroom_lamp")
+    reply = home.say("turn it up")
+    assert home.brightness("light.bedroom_lamp") > half, reply.text
+    home.say("turn it down")
+    home.say("turn it down")
+    assert home.brightness("light.bedroom_lamp") < half
+    assert home.changed() == {"light.bedroom_lamp"}
+
+
+def test_turn_it_up_after_the_heating_is_warmer(home: Home) -> None:
+    home.say("make the bedroom warmer")
+    set_to = home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"]
+    home.say("turn it up")
+    assert home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"] > set_to
+
+
+def test_turn_it_up_with_nothing_in_focus_is_no_device(home: Home) -> None:
+    home.say("turn it up")
+    assert home.changed() == set()
+
+
+@pytest.mark.parametrize(("said", "way"), [
+    ("crank up the heat in the bedroom", 1), ("bump up the heat in the bedroom", 1),
+    ("turn down the heat in the bedroom", -1), ("turn up the heat", 1),
+])
+def test_the_heat_said_for_the_heating(home: Home, said: str, way: int) -> None:
+    """ "crank up the heat in the office" was refused as no allowed action."""
+    before = home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"]
+    reply = home.say(said)
+    after = home.standin.states["climate.bedroom_radiator"]["attributes"]["temperature"]
+    assert (after - before) * way > 0, reply.text
+
+
+@pytest.mark.parametrize(("said", "way"), [
+    ("louder in the kitchen", 1), ("make the kitchen a bit louder", 1),
+    ("a bit quieter in the kitchen", -1), ("make the music quieter in the kitchen", -1),
+])
+def test_louder_in_a_room_is_its_player(home: Home, said: str, way: int) -> None:
+    """ "louder in the kitchen" asked which volume level, from 0 to 100."""
+    before = home.standin.states["media_player.kitchen_radio"]["attributes"]["volume_level"]
+    reply = home.say(said)
+    after = home.standin.states["media_player.kitchen_radio"]["attributes"]["volume_level"]
+    assert (after - before) * way > 0, reply.text
+    assert home.changed() == {"media_player.kitchen_radio"}
+
+
+@pytest.mark.parametrize("said", ["close the blinds in every room",
+                                  "close the blinds in all the rooms"])
+def test_in_every_room_is_the_whole_home(home: Home, said: str) -> None:
+    """ "open the blinds in every room" said there was nothing called "the blinds in every
+    room"."""
+    reply = home.say(said)
+    assert home.state("cover.kitchen_blinds") == "closed", reply.text

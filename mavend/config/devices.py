@@ -135,6 +135,7 @@ ANYTHING = "anything"
 WHOLE_HOME = (
     "in the house", "in the home", "in the flat", "in the apartment", "in the whole house",
     "around the house", "throughout the house", "all over the house", "everywhere",
+    "in every room", "in all the rooms", "in all rooms", "in each room", "all around the house",
 )  # fmt: skip
 
 

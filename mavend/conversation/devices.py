@@ -23,7 +23,7 @@ from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.home.devices import chosen
 from mavend.router.around import command_around_a_time
 from mavend.router.decision import Decision, Intent
-from mavend.router.grammar import CommandGrammar, normalize
+from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize
 
 KEY = "device_focus:"  # + session: the words that name the devices just worked
 CHOICE_KEY = "device_choice:"  # + session: a "Which fan?" question's devices
@@ -72,6 +72,13 @@ def with_referent(said: str, named: str) -> str:
     return _PRONOUN.sub(named, said, count=1)
 
 
+def _the_box_or_the_device(match: GrammarMatch) -> bool:
+    """ "turn it up" / "turn it down" read alone as the box's own volume: right after a
+    lamp, a fan or the heating was worked, "it" is that device (it turned the volume up
+    and left the lamp as it was)."""
+    return match.intent is Intent.SYSTEM and match.name in ("louder", "quieter")
+
+
 class DeviceFocus:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
@@ -103,7 +110,9 @@ class DeviceFocus:
             return ""
         said = normalize(said)
         rewritten = with_referent(said, str(focus["named"]))
-        if not rewritten or grammar.match(said) is not None:
+        if not rewritten:
+            return ""
+        if (alone := grammar.match(said)) is not None and not _the_box_or_the_device(alone):
             return ""
         found = grammar.match(rewritten)
         if found is None or found.intent is not Intent.ACT:
