@@ -23,9 +23,10 @@ def test_example_config_documents_every_key() -> None:
         if section == "acts":
             continue
         assert set(fields) == set(vars(getattr(defaults, section))), section
-    # [[devices]] and [[satellites]] are arrays of tables: documented as commented
+    # [[devices]], [[floors]] and [[satellites]] are arrays of tables: documented as commented
     # examples (tests/test_home.py parses the example home uncommented).
-    assert set(documented) == {name for name in vars(defaults)} - {"devices", "satellites"}
+    assert set(documented) == {name for name in vars(defaults)} - {"devices", "floors",
+                                                                  "satellites"}
 
 
 def test_missing_default_file_means_defaults() -> None:

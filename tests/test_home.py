@@ -62,6 +62,9 @@ def test_the_example_home_parses_and_generates_the_device_acts() -> None:
     )  # fmt: skip
     assert device_on.slots["room"].values == ("bedroom", "kitchen", "study")
     assert device_on.slots["room"].optional
+    assert [(f.name, f.aliases, f.rooms) for f in settings.floors] == [
+        ("ground floor", ("downstairs",), ("kitchen", "study"))]
+    assert {"downstairs", "on the ground floor"} <= set(device_on.slots["scope"].values)
     assert settings.acts.get("light_set").slots["brightness"] == ActSlot(type="int", min=0, max=100)
 
 

@@ -24,7 +24,7 @@ from mavend.config.acts import ActKind, ActSlot, ActSpec, ActsSettings, SlotKind
 from mavend.config.answers import WeatherSettings
 from mavend.config.base import Name, NonNegative, Positive, Probability, SpokenName, _settings, log
 from mavend.config.devices import with_device_acts
-from mavend.config.home import DeviceSpec, HomeAssistantSettings, MqttSettings
+from mavend.config.home import DeviceSpec, FloorSpec, HomeAssistantSettings, MqttSettings
 from mavend.config.rooms import SatelliteSpec, WyomingSettings
 from mavend.config.router import LlmSettings, RouterSettings
 from mavend.config.state import (
@@ -52,7 +52,7 @@ from mavend.errors import ConfigError
 # is importable from here, as it was from the single module this package replaced.
 __all__ = [
     "ActKind", "ActSlot", "ActSpec", "ActsSettings", "AudioSettings", "ConversationSettings",
-    "DeviceSpec", "EarconSettings", "EndpointSettings", "HomeAssistantSettings",
+    "DeviceSpec", "EarconSettings", "EndpointSettings", "FloorSpec", "HomeAssistantSettings",
     "LlmSettings", "LoggingSettings", "MemorySettings", "ModelSettings", "MqttSettings",
     "Name", "NonNegative", "NotificationSettings", "Positive", "Probability",
     "ReminderSettings", "RouterSettings", "SatelliteSpec", "Settings", "SlotKind",
@@ -75,6 +75,7 @@ class Settings:
     homeassistant: HomeAssistantSettings = field(default_factory=HomeAssistantSettings)
     weather: WeatherSettings = field(default_factory=WeatherSettings)
     devices: tuple[DeviceSpec, ...] = ()
+    floors: tuple[FloorSpec, ...] = ()
     satellites: tuple[SatelliteSpec, ...] = ()
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notifications: NotificationSettings = field(default_factory=NotificationSettings)
@@ -93,8 +94,11 @@ class Settings:
     def _device_acts(self) -> Settings:
         """Add the acts the devices table generates to the allowlist, so the grammar,
         the slot extractor and the LLM's GBNF all read them from `acts` like any other."""
+        if self.floors and not self.devices:
+            raise ValueError("[[floors]] name rooms of [[devices]]; there are no devices")
         if self.devices:
-            object.__setattr__(self, "acts", with_device_acts(self.acts, self.devices))
+            object.__setattr__(self, "acts", with_device_acts(self.acts, self.devices,
+                                                              self.floors))
         return self
 
     @model_validator(mode="after")

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 
 from mavend.config.acts import ActSlot, ActSpec, ActsSettings
-from mavend.config.home import DeviceSpec
+from mavend.config.home import DeviceSpec, FloorSpec
 from mavend.home import classes
 
 # Generated act -> (operation, the value it always sends, its value slot). The handler
@@ -215,7 +215,23 @@ def plural_of(words: str) -> str:
     return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
 
 
-def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
+def floor_phrases(floor: FloorSpec) -> tuple[str, ...]:
+    """How a floor is said after a command: "downstairs", "on the ground floor", "in the
+    basement" (each name and alias, bare and with its preposition)."""
+    return tuple(dict.fromkeys(
+        phrase for name in (floor.name, *floor.aliases)
+        for phrase in (name, f"on the {name}", f"in the {name}", f"on {name}")
+    ))
+
+
+def floor_rooms(floors: Sequence[FloorSpec]) -> dict[str, tuple[str, ...]]:
+    """Each way a floor is said -> its rooms."""
+    return {phrase: tuple(floor.rooms) for floor in floors for phrase in floor_phrases(floor)}
+
+
+def device_acts(
+    devices: Sequence[DeviceSpec], floors: Sequence[FloorSpec] = ()
+) -> tuple[ActSpec, ...]:
     # A to-do list is reached through the list commands (mavend/lists/), not an act.
     devices = [d for d in devices if d.type != "todo"]
     ops = {op for d in devices for op in device_ops(d)}
@@ -228,7 +244,9 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
         spoken.add(EVERYTHING)
     rooms = sorted({d.room for d in devices if d.room})
     room = {"room": ActSlot(type="enum", values=tuple(rooms), optional=True)} if rooms else {}
-    room["scope"] = ActSlot(type="enum", values=WHOLE_HOME, optional=True)
+    # A floor is said where the whole home is ("lights off downstairs"): its rooms' devices.
+    room["scope"] = ActSlot(type="enum", values=(*WHOLE_HOME, *floor_rooms(floors)),
+                            optional=True)
     device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
     values = {
         "brightness": ActSlot(type="int", min=0, max=100),
@@ -295,11 +313,14 @@ def device_acts(devices: Sequence[DeviceSpec]) -> tuple[ActSpec, ...]:
     )
 
 
-def with_device_acts(acts: ActsSettings, devices: Sequence[DeviceSpec]) -> ActsSettings:
+def with_device_acts(
+    acts: ActsSettings, devices: Sequence[DeviceSpec], floors: Sequence[FloorSpec] = ()
+) -> ActsSettings:
     """The allowlist plus the generated acts (replacing any from an earlier pass)."""
     check_devices(devices)
+    check_floors(devices, floors)
     own = tuple(a for a in acts.allow if a.kind != "device")
-    generated = device_acts(devices)
+    generated = device_acts(devices, floors)
     if clash := sorted({a.name for a in own} & {a.name for a in generated}):
         raise ValueError(f"act name(s) {clash} are generated from [[devices]]; rename yours")
     return ActsSettings(confirm_timeout_s=acts.confirm_timeout_s, allow=own + generated)
@@ -316,3 +337,20 @@ def check_devices(devices: Sequence[DeviceSpec]) -> None:
         raise ValueError(f"{clash} is both a room and a device name")
     if any(EVERYTHING in (d.name, *d.aliases) for d in devices):
         raise ValueError(f"{EVERYTHING!r} means every device of a room; it cannot name one")
+
+
+def check_floors(devices: Sequence[DeviceSpec], floors: Sequence[FloorSpec]) -> None:
+    rooms = {d.room for d in devices if d.room}
+    said = [p for f in floors for p in floor_phrases(f)]
+    if twice := sorted({p for p in said if said.count(p) > 1}):
+        raise ValueError(f"floor names must differ; {twice[0]!r} is said for two floors")
+    names = {n for d in devices for n in (d.name, *d.aliases)}
+    for floor in floors:
+        if unknown := [r for r in floor.rooms if r not in rooms]:
+            raise ValueError(
+                f"floor {floor.name!r} names room(s) no device is in: {unknown} "
+                f"(the rooms are {sorted(rooms)})"
+            )
+        if clash := sorted(({floor.name, *floor.aliases} & (rooms | names)) | (
+                {floor.name, *floor.aliases} & set(WHOLE_HOME))):
+            raise ValueError(f"{clash[0]!r} is both a floor and a room or device name")

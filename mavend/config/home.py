@@ -99,3 +99,14 @@ class DeviceSpec:
                 f"a {self.type} cannot {unknown[0]!r}; `supports` takes {sorted(cls.ops)}"
             )
         return self
+
+
+@_settings
+class FloorSpec:
+    """A floor of the home and its rooms: "lights off downstairs", "close the blinds
+    upstairs" mean the devices of those rooms (Home Assistant's floors; `mavend home
+    import` writes them from its floor registry)."""
+
+    name: SpokenName  # "downstairs", "ground floor", "basement"
+    aliases: tuple[SpokenName, ...] = ()  # "ground floor" for "downstairs"
+    rooms: tuple[SpokenName, ...] = Field(min_length=1)  # the [[devices]] rooms on it

@@ -259,6 +259,13 @@ TO_HOME_PLAYER = {
 }
 
 
+# A floor said where the whole home could be ("lights off downstairs").
+_FLOOR = re.compile(
+    r"\b(?:downstairs|upstairs|(?:on|in) the (?:ground|first|second|third|top|bottom|lower|"
+    r"upper|main) floor|(?:in|on) the (?:basement|attic|cellar|loft))\b"
+)
+
+
 class ActHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
@@ -267,6 +274,8 @@ class ActHandler:
     def handle(self, decision: Decision, context: TurnContext | None = None) -> Reply:
         act = self.ctx.settings.acts.get(decision.slots.fn) if decision.slots.has_fn else None
         if act is None:
+            if unknown := self._unknown_floor(decision.utterance):
+                return unknown
             return self.refuse(thing_named(decision.slots.text or decision.utterance))
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
@@ -327,6 +336,19 @@ class ActHandler:
         """Run an act by name (louder -> volume_up); None when it is not allowlisted."""
         act = self.ctx.settings.acts.get(name)
         return None if act is None else self.request(act, {})
+
+    def _unknown_floor(self, said: str) -> Reply | None:
+        """ "lights off downstairs" with no such floor: what is missing, not the whole list
+        of allowed actions (a floor said is in the scope list only when configured)."""
+        floor = _FLOOR.search(normalize(said))
+        if floor is None or not self.ctx.settings.devices:
+            return None
+        named = [f.name for f in self.ctx.settings.floors]
+        known = f" The floors I know: {', '.join(named)}." if named else (
+            " Add a [[floors]] table to config.toml (`mavend home import` writes Home "
+            "Assistant's floors).")
+        return Reply(f"I don't know which rooms are {floor.group(0)}.{known}", Outcome.REFUSED,
+                     "not_allowed", {"floor": floor.group(0)})
 
     def refuse(self, thing: str = "") -> Reply:
         if thing:  # "turn the pool pump on": say what is missing, not the whole list

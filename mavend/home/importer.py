@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import re
 import unicodedata
 from collections import Counter
@@ -30,6 +31,8 @@ from mavend.config import DeviceSpec, HomeAssistantSettings
 from mavend.errors import ConfigError, MavendError
 from mavend.home import classes, templates
 from mavend.home import homeassistant as ha
+
+log = logging.getLogger(__name__)
 
 # Home Assistant domain -> `[[devices]] type`. Every other domain is counted as "cannot
 # control yet". A switch whose device_class is "outlet" is a plug (PLUG_CLASSES).
@@ -68,6 +71,13 @@ _SPOKEN = re.compile(r"[a-z0-9]+(?: [a-z0-9']+)*")
 AREAS_TEMPLATE = (
     "[{% for a in areas() %}"
     "{{ {'id': a, 'name': area_name(a), 'entities': area_entities(a)} | tojson }}"
+    "{{ ',' if not loop.last }}{% endfor %}]"
+)
+
+# Home Assistant's floors (2024.4 on): each one's name and the areas on it.
+FLOORS_TEMPLATE = (
+    "[{% for f in floors() %}"
+    "{{ {'name': floor_name(f), 'areas': floor_areas(f) | map('area_name') | list} | tojson }}"
     "{{ ',' if not loop.last }}{% endfor %}]"
 )
 
@@ -115,6 +125,7 @@ class HomeImport:
     exposure_known: bool = False
     unnamed: list[str] = field(default_factory=list)  # no sayable name: entity ids
     renamed: list[tuple[str, str, str]] = field(default_factory=list)  # id, said, given
+    floors: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # name, rooms
 
     def summary(self) -> list[str]:
         """One line per fact, for the terminal and the file's header."""
@@ -148,6 +159,12 @@ class HomeImport:
             lines.append(
                 f"{len(self.renamed)} names were shared or clashed with a room and were made "
                 f"unique: {shown}{more}."
+            )
+        if self.floors:
+            shown = "; ".join(f"{name} ({', '.join(rooms)})" for name, rooms in self.floors)
+            lines.append(
+                f"{len(self.floors)} floors: {shown}. Add what you call them as aliases "
+                '("downstairs" for the ground floor).'
             )
         return lines
 
@@ -467,6 +484,9 @@ def to_toml(imported: HomeImport, source: str) -> str:
         if device.presets:
             lines.append(f"presets = [{', '.join(_string(p) for p in device.presets)}]")
         lines.append(f"homeassistant = {_string(device.entity_id)}")
+    for name, rooms in imported.floors:
+        lines += ["", "[[floors]]", f"name = {_string(name)}",
+                  f"rooms = [{', '.join(_string(r) for r in rooms)}]"]
     return "\n".join(lines) + "\n"
 
 
@@ -477,4 +497,40 @@ def import_home(
     with_areas: bool = True,
 ) -> HomeImport:
     states, areas = fetch_home(settings, with_areas=with_areas)
-    return build_table(states, areas, exposed)
+    imported = build_table(states, areas, exposed)
+    if with_areas:
+        imported.floors = _floors(fetch_floors(settings), imported.devices)
+    return imported
+
+
+def fetch_floors(settings: HomeAssistantSettings) -> list[tuple[str, list[str]]]:
+    """Each floor's name and its areas' names; none from a Home Assistant before floors
+    (its template has no `floors()`: the import goes on without them)."""
+    result = ha.render_template(settings, FLOORS_TEMPLATE)
+    if result.error == ha.HTTP:
+        log.debug("Home Assistant rendered no floors (%s): importing without them", result.detail)
+        return []
+    listed = _answer(settings, result, "the floor template (POST /api/template)")
+    try:
+        return [(str(f["name"]), [str(a) for a in f["areas"] if a]) for f in listed]
+    except (TypeError, KeyError) as exc:
+        raise HomeImportError(
+            f"Home Assistant at {settings.url} rendered the floor template into something "
+            f"unexpected ({exc!r}); nothing was written."
+        ) from exc
+
+
+def _floors(
+    floors: list[tuple[str, list[str]]], devices: list[ImportedDevice]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """The floors as the config takes them: spoken names, only rooms some device is in,
+    only floors with such a room, never a name a room or device already has."""
+    rooms = {d.room for d in devices if d.room}
+    taken = rooms | {n for d in devices for n in (d.name, *d.aliases)}
+    kept: list[tuple[str, tuple[str, ...]]] = []
+    for name, areas in floors:
+        said = spoken_name(name)
+        on_it = tuple(dict.fromkeys(r for a in areas if (r := spoken_name(a)) in rooms))
+        if said and on_it and said not in taken and said not in {k for k, _ in kept}:
+            kept.append((said, on_it))
+    return kept

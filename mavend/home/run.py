@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mavend.config import ActSpec, DeviceSpec, Settings
@@ -27,6 +27,7 @@ from mavend.config.devices import (
     VALUE_SLOTS,
     WHICH_STATES,
     device_ops,
+    floor_rooms,
 )
 from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
@@ -112,7 +113,12 @@ class HomeActs:
         op = OPERATIONS.get(act.name)
         if op is None:  # a `device` act the table did not generate: nothing to reach
             return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
-        found = resolve(self.settings.devices, act.name, args, here)
+        devices = self.settings.devices
+        if rooms := floor_rooms(self.settings.floors).get(args.get("scope", "")):
+            devices = tuple(d for d in devices if d.room in rooms)  # "lights off downstairs"
+        found = resolve(devices, act.name, args, here)
+        if rooms and found.group and act.name != "device_which":  # "all 6 lights downstairs"
+            found = replace(found, group=f"{found.group} {args['scope']}")
         if found.question:
             found = self._the_one_it_would_change(found, op)
         if found.question:
@@ -144,6 +150,7 @@ class HomeActs:
                 args.get("room", ""),
                 outcomes,
                 every=bool(args.get("every")) or args.get("kind") == EVERYTHING,
+                floor=args["scope"] if rooms else "",
             )
         else:
             reply = summary(said_op, value, outcomes, found.group, self._sentence)
@@ -360,15 +367,17 @@ def _no_such_preset(devices: Sequence[DeviceSpec], ops: Mapping[str, str], value
 
 
 def which(
-    kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome], every: bool = False
+    kind: str, wanted: str, room: str, outcomes: Sequence[DeviceOutcome], every: bool = False,
+    floor: str = "",
 ) -> Reply:
     """ "Which lights are on": the devices of that kind in that state, read from each;
-    `every` ("are all the doors locked"): yes, or the ones that are not."""
+    `every` ("are all the doors locked"): yes, or the ones that are not. `floor`: the
+    floor asked about, as said ("upstairs")."""
     states = WHICH_STATES.get(wanted, (wanted,))
     read = [o for o in outcomes if o.confirmed and o.said]
     unread = [o for o in outcomes if not (o.confirmed and o.said)]
     matched = [o for o in read if o.said.split(",")[0].split(" ")[0] in states]
-    place = f" in the {room}" if room else ""
+    place = f" in the {room}" if room else f" {floor}" if floor else ""
     others = [o for o in read if o not in matched]
     if kind == ANYTHING and read and (not matched if not every else not others):
         # "did i leave anything on": nothing is; "is everything locked": everything is

@@ -137,7 +137,26 @@ class StandIn:
             found = area_id(value)
             return [e for e in self.states if self.area_of(e) == found] if found else []
 
+        floors = {f["floor_id"]: f for f in self.home.get("floors", [])}
+
+        def floor_id(value: str) -> str | None:
+            if value in floors:
+                return value
+            return next((f for f, v in floors.items() if v["name"].lower() == str(value).lower()),
+                        None)
+
+        def floor_name(value: str) -> str | None:
+            found = floor_id(value)
+            return floors[found]["name"] if found else None
+
+        def floor_areas(value: str) -> list[str]:
+            found = floor_id(value)
+            return [a for a, v in areas.items() if found and v.get("floor_id") == found]
+
         env = jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined)
+        if "floors" in self.home:  # Home Assistant 2024.4 on; before it, no floors()
+            env.globals.update(floors=lambda: list(floors), floor_name=floor_name,
+                               floor_areas=floor_areas)
         env.globals.update(
             areas=lambda: list(areas),
             area_id=area_id,
