@@ -261,8 +261,9 @@ class Assistant:
             self.conversation.remember(session, decision, said)
             return decision, self.handler.command(command, context)
         # The raw words too: their commas separate items ("coffee, sugar and tea bags").
-        listed = parse_list_command(said, utterance=utterance)
-        listed = listed or self.list_focus.follow_up(said, utterance, session)
+        listed = (self.list_focus.taken_back(said, session)  # "take that off", after an add
+                  or parse_list_command(said, utterance=utterance)
+                  or self.list_focus.follow_up(said, utterance, session))
         if listed is not None:  # "add eggs and milk to the shopping list"
             intent = Intent.QUERY if listed.is_question else Intent.NOTE
             decision = self._stage0(utterance, intent, said, "list-command")
@@ -273,7 +274,7 @@ class Assistant:
         split = split_list_command(said, utterance=utterance)
         if split is not None:  # "add eggs to the list and set a timer": both, in order
             listed_reply = self.lists.command(split.command, context)
-            decision, other = self._turn(split.rest, session, context)
+            decision, other = self._turn(split.rest_naming_items(), session, context)
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)
         both = two_commands(grammar, said, self.ctx.now()) if grammar is not None else None

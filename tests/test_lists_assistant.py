@@ -243,3 +243,49 @@ def test_packed_and_done_with_tick_items_of_the_list_in_focus(tmp_path: Path) ->
     assert a.handle_text("done with work").decision.decided_by != "list-command"
     assert _items(db) == [("packing", "passport", 1), ("packing", "charger", 1),
                           ("packing", "socks", 0)]
+
+
+@pytest.mark.parametrize("said", ["actually take that off", "take it off the list",
+                                  "remove that from the list", "no take them back off"])
+def test_take_that_off_after_an_add_takes_those_items_off(tmp_path: Path, said: str) -> None:
+    """ "actually take that off" after "put milk on the list" was "I don't know that
+    command", and the milk stayed on the list; "remove them from the list" asked which."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    a.handle_text("add eggs to the shopping list")
+    a.handle_text("what's on the shopping list")
+    a.handle_text("put milk and butter on the list")
+    reply = a.handle_text(said).reply
+    assert reply.text == "Took milk and butter off your shopping list.", reply.text
+    assert _items(db) == [("shopping", "eggs", 0)]
+
+
+def test_take_that_off_long_after_or_in_another_session_takes_nothing(tmp_path: Path) -> None:
+    clock = MovableClock(datetime(2026, 12, 2, 14, 0, tzinfo=TZ))
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings, clock=clock)
+    db = settings.storage.database_path()
+    a.handle_text("put milk on the list")
+    a.handle_text("take that off", session="satellite:kitchen")
+    clock.at += timedelta(minutes=10)
+    a.handle_text("take that off")
+    assert _items(db) == [("shopping", "milk", 0)]
+
+
+@pytest.mark.parametrize(("said", "task"), [
+    ("add bread to the shopping list and remind me to buy it tomorrow at 5", "buy bread"),
+    ("add eggs and flour to the list and remind me to pick them up tomorrow at 5",
+     "pick up eggs and flour"),
+])
+def test_a_reminder_said_after_an_add_names_the_things_added(
+    tmp_path: Path, said: str, task: str
+) -> None:
+    """It set a reminder "to buy it": the notification said nothing of the bread."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings, clock=MovableClock(datetime(2026, 12, 2, 14, 0, tzinfo=TZ)))
+    reply = a.handle_text(said).reply
+    assert f"OK, I'll remind you to {task} at 17:00 tomorrow" in reply.text, reply.text
+    with sqlite3.connect(settings.storage.database_path()) as conn:
+        rows = conn.execute("SELECT text, fire_at FROM reminders").fetchall()
+    assert rows == [(task, "2026-12-03T17:00:00+01:00")]

@@ -10,16 +10,15 @@ stays below the handlers.
 from __future__ import annotations
 
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError, ListSummary
+from mavend.lists.joined import ListSplit, split_list_command
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO
 from mavend.lists.parse import (
     ListCommand,
-    ListSplit,
     done_tasks,
     for_list_in_focus,
     items_for_it,
     more_items,
     parse_list_command,
-    split_list_command,
 )
 
 __all__ = [

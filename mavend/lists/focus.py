@@ -5,6 +5,7 @@ list. The focus lasts the conversation's continuation window, per session."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply
@@ -18,6 +19,15 @@ from mavend.lists.parse import (
     more_items,
 )
 
+# "take that off", "actually take them off the list", "remove that from the list": the
+# items just added, taken off again ("remove it" alone is a reminder's cancel).
+_TAKE_IT_BACK = re.compile(
+    r"^(?:(?:actually|no|oh|sorry|wait|um|please|can you|could you)\s+)*"
+    r"(?:(?:take|get)\s+(?:that|it|those|them|that one)\s+(?:back\s+)?(?:off|out)"
+    r"(?:\s+(?:of\s+)?(?:the|my|that)\s+list)?(?:\s+again)?"
+    r"|(?:remove|delete)\s+(?:that|it|those|them)\s+from\s+(?:the|my|that)\s+list)"
+    r"(?:\s+(?:please|again))?$"
+)
 KEY = "list_focus:"  # + session: the list just added to, made or read
 # The actions that leave their list in focus: a list read out is too ("remove the eggs"
 # after "what's on my list").
@@ -47,6 +57,17 @@ class ListFocus:
             return self._task_done(found, name)
         return found
 
+    def taken_back(self, said: str, session: str) -> ListCommand | None:
+        """ "actually take that off", "remove them from the list" right after an add: the
+        items just added, off again (it was "I don't know that command", or "Which item
+        should I take off?", and the milk stayed on the list). None otherwise."""
+        if not _TAKE_IT_BACK.match(said):
+            return None
+        focus = self.ctx.session.get(KEY + session, now_ts=self.ctx.now().timestamp())
+        if not isinstance(focus, dict) or focus.get("after") != "add" or not focus.get("items"):
+            return None
+        return ListCommand("remove", str(focus["list"]), tuple(str(i) for i in focus["items"]))
+
     def keep(self, session: str, command: ListCommand, reply: Reply) -> None:
         """After an add, a create, a read, a removal or a tick: its list is in focus for
         the continuation window; any other list turn ends it."""
@@ -54,7 +75,8 @@ class ListFocus:
         name = reply.data.get("list") if isinstance(reply.data, dict) else None
         if command.action in _KEPT and name and reply.outcome == Outcome.DONE:
             expires = self.ctx.now().timestamp() + self.ctx.settings.conversation.continuation_s
-            self.ctx.session.put(key, {"list": name, "after": command.action},
+            items = list(command.items) if command.action == "add" else []
+            self.ctx.session.put(key, {"list": name, "after": command.action, "items": items},
                                  expires_ts=expires)
         else:
             self.ctx.session.pop(key)

@@ -421,54 +421,6 @@ def comma_breaks(span: str, utterance: str) -> frozenset[int]:
     return frozenset()
 
 
-@dataclass(frozen=True)
-class ListSplit:
-    """A list command said together with another request ("add eggs to the list and set
-    a timer for ten minutes"): the list command, and the other request's words (`rest`),
-    said before it (`list_first` False) or after."""
-
-    command: ListCommand
-    rest: str
-    list_first: bool
-
-
-# How the other request starts: a command, not more items ("... to the list and milk").
-_OTHER_START = re.compile(
-    r"^(?:set|remind|turn|lock|unlock|play|pause|stop|start|resume|skip|mute|unmute|what|whats|"
-    r"what's|tell|how|when|switch|open|close|call|text|dim|volume|note|make a note|remember|"
-    r"take a note|read|check|wake)\b"
-)
-_LIST_START = re.compile(
-    r"^(?:add|put|stick|pop|write|jot|take|remove|delete|tick|cross|check off|mark|untick|"
-    r"clear|empty)\b"
-)
-_JOINER = re.compile(r"\s+and(?:\s+then|\s+also)?\s+|\s+then\s+")
-# A request that another request's words may belong to ("remind me at 5 and add milk to
-# the list" may be one reminder): never split.
-_NO_SPLIT = re.compile(r"\b(?:remind|reminder|note|remember|don't|dont|do not|never)\b")
-
-
-def split_list_command(said: str, *, utterance: str = "") -> ListSplit | None:
-    """A list command joined by "and" to another request, or None (also when the whole
-    utterance is one list command: parse_list_command reads that)."""
-    text = _strip(normalize(said))
-    if not text or parse_list_command(text, utterance=utterance) is not None:
-        return None
-    for joint in _JOINER.finditer(text):
-        left, right = text[: joint.start()], text[joint.end() :]
-        if not left or not right:
-            continue
-        if _OTHER_START.match(right):
-            command = parse_list_command(left, utterance=utterance)
-            if command is not None:
-                return ListSplit(command, right, list_first=True)
-        if _LIST_START.match(right) and not _NO_SPLIT.search(left):
-            command = parse_list_command(right, utterance=utterance)
-            if command is not None:
-                return ListSplit(command, left, list_first=False)
-    return None
-
-
 # "and bread", "oh and some milk", "butter too", "also jam as well": more of the same.
 _MORE = re.compile(
     r"^(?:(?:oh|and|also|plus)\s+)+(?P<a>.+?)(?:\s+(?:too|as well))?$"
