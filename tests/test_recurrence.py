@@ -82,6 +82,19 @@ def series_of(said: str, now: datetime = NOW, *, alarm: bool = False) -> Series:
          "2026-12-03 08:00", "every weekday at 08:00"),
         ("every day but not weekdays at 10 lie in", "FREQ=WEEKLY;BYDAY=SA,SU",
          "2026-12-05 10:00", "every Saturday and Sunday at 10:00"),
+        # An nth weekday of the month: it was monthly on today's date, the weekday kept
+        # in the task ("pay the council tax on the last friday", on the 2nd of each month).
+        ("pay the council tax on the last friday of every month", "FREQ=MONTHLY;BYDAY=-1FR",
+         "2026-12-25 09:00", "on the last Friday of every month at 09:00"),
+        ("on the first monday of each month check the smoke alarms", "FREQ=MONTHLY;BYDAY=1MO",
+         "2026-12-07 09:00", "on the first Monday of every month at 09:00"),
+        ("every month on the second tuesday at 7 pm the quiz", "FREQ=MONTHLY;BYDAY=2TU",
+         "2026-12-08 19:00", "on the second Tuesday of every month at 19:00"),
+        ("the 3rd wednesday of the month at 10 book club", "FREQ=MONTHLY;BYDAY=3WE",
+         "2026-12-16 10:00", "on the third Wednesday of every month at 10:00"),
+        # It was said "on the 2nd of 3 months".
+        ("change the filter every 3 months on the 10th at 9", "FREQ=MONTHLY;INTERVAL=3",
+         "2026-12-10 09:00", "on the 10th of every 3 months at 09:00"),
         ("move about every hour during the day",
          "FREQ=DAILY;BYHOUR=9,10,11,12,13,14,15,16,17;BYMINUTE=0", "2026-12-02 16:00",
          "every hour from 09:00 to 17:00"),

@@ -744,3 +744,20 @@ def test_a_moment_nothing_here_can_sense_asks_for_a_time_and_says_why(
     (row,) = rows(assistant)
     assert (row["kind"], row["fire_at"]) == ("reminder", "2026-12-02T18:00:00+01:00")
     assert "cat" in row["text"]
+
+
+def test_the_last_friday_of_every_month_fires_on_those_fridays(
+    assistant: Assistant, clock: MovableClock
+) -> None:
+    """It was monthly on the day it was said (the 2nd), the weekday kept in the task:
+    "pay the council tax on the last friday", on the 2nd of each month."""
+    reply = say(assistant, "remind me to pay the council tax on the last friday of every month")
+    assert "pay the council tax on the last Friday of every month at 09:00" in reply.text
+    fired = []
+    for _ in range(3):
+        (series,) = book(assistant).pending()
+        clock.at = series.fire_at
+        assert book(assistant).fire(series.id, series.due, now=clock.at, late=False)
+        fired.append(f"{series.fire_at:%a %d %b %Y}")
+    assert fired == ["Fri 25 Dec 2026", "Fri 29 Jan 2027", "Fri 26 Feb 2027"]
+    assert [r["text"] for r in rows(assistant)] == ["pay the council tax"]

@@ -7,6 +7,7 @@ given in the user's IANA zone, never as a fixed offset: `Series.of` converts it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from functools import cached_property
@@ -92,6 +93,16 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+def _nth_weekday(byday: str) -> str:
+    """'-1FR' -> 'last Friday', '1MO' -> 'first Monday'; '' for a plain BYDAY."""
+    match = re.fullmatch(r"(-?\d)(MO|TU|WE|TH|FR|SA|SU)", byday)
+    if match is None:
+        return ""
+    which = {"-1": "last", "1": "first", "2": "second", "3": "third", "4": "fourth"}
+    day = WEEKDAY_NAMES[WEEKDAY_CODES.index(match[2])]
+    return f"{which.get(match[1], match[1])} {day}"
+
+
 def _every(interval: int, unit: str) -> str:
     if interval == 1:
         return f"every {unit}"
@@ -164,11 +175,11 @@ def describe_rule(parts: dict[str, str], start: datetime) -> str:
             text = f"every other {_days(days)} at {clock}"
         else:
             text = f"every {interval} weeks on {_days(days)} at {clock}"
+    elif freq == "MONTHLY" and (nth := _nth_weekday(parts.get("BYDAY", ""))):
+        text = f"on the {nth} of {_every(interval, 'month')} at {clock}"
     elif freq == "MONTHLY":
         day = int(parts.get("BYMONTHDAY") or start.day)
-        text = f"on the {_ordinal(day)} of {_every(interval, 'month').removeprefix('every ')}"
-        text = text.replace(" of month", " of every month").replace("of other", "of every other")
-        text += f" at {clock}"
+        text = f"on the {_ordinal(day)} of {_every(interval, 'month')} at {clock}"
     elif freq == "YEARLY":
         month = int(parts.get("BYMONTH") or start.month)
         day = int(parts.get("BYMONTHDAY") or start.day)

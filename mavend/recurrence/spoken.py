@@ -33,6 +33,8 @@ _EVERY = r"(?:every|each)"
 _MONTH = rf"(?:{'|'.join(MONTHS)})"
 _NTH = r"(?P<nth>\d{1,2})(?:st|nd|rd|th)?"
 _PART = r"(?P<part>morning|afternoon|evening|night)"
+_ONE_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WHICH = r"(?P<which>[1-4](?:st|nd|rd|th)|last|final)"
 _UNIT = {"minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY", "week": "WEEKLY",
          "month": "MONTHLY", "year": "YEARLY"}
 
@@ -43,6 +45,11 @@ _REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("yearly", rf"\b{_EVERY}\s+(?:year\s+on\s+)?(?:the\s+)?{_NTH}(?:\s+of)?\s+"
                    rf"(?P<month>{_MONTH})\b"),
         ("yearly", rf"\b{_EVERY}\s+(?:year\s+on\s+)?(?P<month>{_MONTH})\s+(?:the\s+)?{_NTH}\b"),
+        # "on the last friday of every month", "the first monday of each month" (timeparse's
+        # canonical text has "1th" for "first")
+        ("month_day", rf"\b(?:on\s+)?(?:the\s+)?{_WHICH}\s+(?P<day>{_ONE_DAY})\s+(?:of|in)\s+"
+                      r"(?:every|each|the)\s+month\b"),
+        ("month_day", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_WHICH}\s+(?P<day>{_ONE_DAY})\b"),
         ("monthly", rf"\b{_EVERY}\s+(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:the|every|each)"
                     r"\s+month\b"),
         ("monthly", rf"\b(?:on\s+)?(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:every|each|the)"
@@ -119,6 +126,9 @@ def _read_repeat(name: str, m: re.Match[str]) -> _Parsed:
                        bymonthday=int(groups["nth"]))
     if name == "monthly":
         return _Parsed("MONTHLY", bymonthday=int(groups["nth"]))
+    if name == "month_day":  # "the last friday": BYDAY=-1FR
+        which = -1 if groups["which"] in ("last", "final") else int(groups["which"][0])
+        return _Parsed("MONTHLY", byday=(f"{which}{_weekday_codes(groups['day'])[0]}",))
     if name == "every_n":
         return _Parsed(_UNIT[groups["unit"]], interval=max(1, int(groups["n"])))
     if name == "other_days":
