@@ -23,6 +23,7 @@ from typing import Any
 
 from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
+from mavend.conversation.corrections import changed_value
 from mavend.conversation.devices import DeviceFocus, DeviceQuestion
 from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
 from mavend.handlers import (
@@ -286,6 +287,10 @@ class Assistant:
         if forget is not None:  # "forget everything": asks first, like any bulk erasure
             decision = self._stage0(utterance, Intent.SYSTEM, said, "forget-command")
             return decision, self.handler.forget.command(forget, context)
+        if changed := changed_value(said, self.handler.notes.kept):
+            # "change the wifi password to X" with one kept: "the wifi password is now X"
+            decision = self._stage0(utterance, Intent.NOTE, changed, "note-change")
+            return decision, self.handler.handle(decision, context)
         decision, reply, continued = self._routed(utterance, said, session, context)
         self.device_question.keep(session, reply)
         rebuilt = continued.text if continued is not None else ""

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from mavend.handlers.recall import Recalled, grounded, superseded_out
 from mavend.router.decision import Intent
 from tests.scripted import Classified, ScriptedClassifier
@@ -93,3 +95,37 @@ def test_what_is_no_new_value_is_no_correction(tmp_path: Path) -> None:
     a.handle_text("the torch is in the hall cupboard")
     a.handle_text("it's raining again")
     assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the torch is in the hall cupboard"]
+
+
+@pytest.mark.parametrize(("kept", "said", "new"), [
+    ("the wifi password is fishcake99", "change the wifi password to seahorse12",
+     "the wifi password is now seahorse12"),
+    ("my locker code is 1234", "can you update my locker code to 9876",
+     "my locker code is now 9876"),
+    ("the gate code is 2024", "the gate code has changed to 5555", "the gate code is now 5555"),
+    ("the gate code is 2024", "the new gate code is 7777", "the gate code is now 7777"),
+])
+def test_a_kept_value_changed_by_name_is_the_new_answer(
+    tmp_path: Path, kept: str, said: str, new: str
+) -> None:
+    """ "change the wifi password to seahorse12" was "Sorry, I can't help with that here",
+    and the old password stayed the answer."""
+    clock = MovableClock(AT)
+    a = make_assistant(kit_settings(tmp_path), clock=clock, classifier=ScriptedClassifier(
+        {kept: NOTE}, WHERE))
+    a.handle_text(kept)
+    clock.at = AT + timedelta(hours=2)  # long after: no continuation of the first turn
+    reply = a.handle_text(said).reply
+    assert reply.text == f"Noted: {new}", reply.text
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == [new, kept]
+    subject = new.split(" is now ")[0].replace("my ", "")
+    answer = a.handle_text(f"what's {subject}").reply.text
+    assert new.split()[-1] in answer and kept.split()[-1] not in answer, answer
+
+
+def test_a_change_of_something_never_kept_is_not_a_note(tmp_path: Path) -> None:
+    a = make_assistant(kit_settings(tmp_path), classifier=ScriptedClassifier(
+        {"the wifi password is fishcake99": NOTE}, UNSURE))
+    a.handle_text("the wifi password is fishcake99")
+    a.handle_text("change the channel to bbc one")
+    assert [n.text for n, _, _ in a.ctx.notes.recent()] == ["the wifi password is fishcake99"]

@@ -10,6 +10,7 @@ Pure: the topic the note turn left and the words said; the caller decides and ha
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from mavend.router.decision import Intent
 from mavend.router.grammar import normalize
@@ -54,3 +55,35 @@ def corrected_note(previous: str, said: str, *, marked: bool = True) -> str:
 def is_note(intent: str) -> bool:
     """A turn that kept something said: a note, or a fact ("my glasses are on the piano")."""
     return intent in (str(Intent.NOTE), str(Intent.FACT))
+
+
+# "change the wifi password to seahorse12", "update my locker code to 1234", "the wifi
+# password has changed to ...", "the new wifi password is ...": a kept value, said anew.
+_CHANGE = re.compile(
+    r"^(?:(?:please|can you|could you|actually|ok|okay|so)\s+)*(?:change|update)\s+"
+    r"(?P<subject>(?:the|my|our)\s+.+?)\s+to\s+(?P<value>\S.*?)(?:\s+please)?$"
+    r"|^(?P<subject2>(?:the|my|our)\s+.+?)\s+(?:has|have)?\s*changed\s+to\s+(?P<value2>\S.*)$"
+    r"|^(?P<own>the|my|our)\s+new\s+(?P<subject3>.+?)\s+(?:is|are)\s+(?P<value3>\S.*)$"
+)
+
+
+def _bare(subject: str) -> str:
+    return re.sub(r"^(?:the|my|our|your)\s+", "", subject).strip()
+
+
+def changed_value(said: str, kept: Callable[[], Iterable[str]]) -> str:
+    """ "the wifi password is now seahorse12" for "change the wifi password to
+    seahorse12", when something kept (`kept()`: notes' words and facts' keys) says what
+    the wifi password is; "" otherwise ("change the channel to bbc" keeps nothing). It was
+    "Sorry, I can't help with that here", and the old password stayed the answer."""
+    m = _CHANGE.match(normalize(said))
+    if m is None:
+        return ""
+    subject = m["subject"] or m["subject2"] or f"{m['own']} {m['subject3']}"
+    value = m["value"] or m["value2"] or m["value3"]
+    wanted = _bare(subject)
+    if not any(_bare(note_subject(text) or text) == wanted for text in kept()):
+        return ""
+    plural = re.match(r"^\S+\s+\S+s$", subject) is not None
+    return f"{subject} {'are' if plural else 'is'} now {value}"
+

@@ -16,6 +16,12 @@ class NoteHandler:
     def handle(self, decision: Decision) -> Reply:
         return self.save(decision.slots.text.strip() or decision.utterance.strip())
 
+    def kept(self) -> list[str]:
+        """The words of the notes kept and the facts' keys ("wifi password"), newest
+        first: what a change of value ("change the wifi password to ...") may be about."""
+        notes = [note.text for note, _, _ in self.ctx.notes.recent(500)]
+        return notes + self.ctx.facts.keys()
+
     def save(self, text: str, *, prefix: str = "Noted") -> Reply:
         refused = self.ctx.voice_refusal("keep notes")
         if refused is not None:
