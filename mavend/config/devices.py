@@ -229,6 +229,10 @@ def floor_rooms(floors: Sequence[FloorSpec]) -> dict[str, tuple[str, ...]]:
     return {phrase: tuple(floor.rooms) for floor in floors for phrase in floor_phrases(floor)}
 
 
+# Acts about one device or a reading: nothing to leave out of them.
+_ONE_ONLY = frozenset({"device_read", "device_state", "device_temperature", "device_set"})
+
+
 def device_acts(
     devices: Sequence[DeviceSpec], floors: Sequence[FloorSpec] = ()
 ) -> tuple[ActSpec, ...]:
@@ -248,6 +252,9 @@ def device_acts(
     room["scope"] = ActSlot(type="enum", values=(*WHOLE_HOME, *floor_rooms(floors)),
                             optional=True)
     device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
+    # "turn off everything in the kitchen except the heater": one of them left as it is
+    but = {"except": ActSlot(type="enum", values=tuple(sorted(spoken - {EVERYTHING})),
+                             optional=True)}
     values = {
         "brightness": ActSlot(type="int", min=0, max=100),
         "percent": ActSlot(type="int", min=0, max=100),
@@ -273,7 +280,7 @@ def device_acts(
     for name, op in OPERATIONS.items():
         if name in ("lights_on", "lights_off"):
             if any(d.type == "light" for d in devices):
-                slots[name] = {**room, **every}
+                slots[name] = {**room, **every, **but}
             continue
         if name == "light_set":
             if any(d.type == "light" and "set" in device_ops(d) for d in devices):
@@ -300,7 +307,8 @@ def device_acts(
         if name == "device_state":
             # "did i lock the garage door": asked of its lock, not of the door (a cover)
             extra = {"about": ActSlot(type="enum", values=LOCK_WORDS, optional=True)}
-        slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room}
+        slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room,
+                       **(but if name not in _ONE_ONLY else {})}
     return tuple(
         ActSpec(
             name=name,

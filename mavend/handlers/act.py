@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mavend.config import ActSlot, ActSpec
-from mavend.config.devices import OPERATIONS
+from mavend.config.devices import OPERATIONS, floor_rooms
 from mavend.handlers.common import (
     HandlerContext,
     Outcome,
@@ -343,6 +343,8 @@ class ActHandler:
         floor = _FLOOR.search(normalize(said))
         if floor is None or not self.ctx.settings.devices:
             return None
+        if floor.group(0) in floor_rooms(self.ctx.settings.floors):
+            return None  # a floor it knows: the rest of the words were not understood
         named = [f.name for f in self.ctx.settings.floors]
         known = f" The floors I know: {', '.join(named)}." if named else (
             " Add a [[floors]] table to config.toml (`mavend home import` writes Home "

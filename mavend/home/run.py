@@ -13,6 +13,7 @@ once, here. Nothing is retried.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,9 @@ from mavend.config.devices import (
     WHICH_STATES,
     device_ops,
     floor_rooms,
+    in_room_names,
+    nouns,
+    unplugged,
 )
 from mavend.home import classes, mqtt, templates, z2m
 from mavend.home import homeassistant as ha
@@ -119,6 +123,8 @@ class HomeActs:
         found = resolve(devices, act.name, args, here)
         if rooms and found.group and act.name != "device_which":  # "all 6 lights downstairs"
             found = replace(found, group=f"{found.group} {args['scope']}")
+        if args.get("except") and not (found.question or found.refusal):
+            found = _but_not(found, args["except"])
         if found.question:
             found = self._the_one_it_would_change(found, op)
         if found.question:
@@ -364,6 +370,25 @@ def _no_such_preset(devices: Sequence[DeviceSpec], ops: Mapping[str, str], value
             has = human_list(list(device.presets)) or "none"
             return f"The {device.name} has no {value} mode; it has {has}."
     return ""
+
+
+def _but_not(found: Resolution, word: str) -> Resolution:
+    """ "... except the heater": the devices meant, without the one(s) `word` names (by
+    name, alias, what it is called in its room, or kind). Leaving out all of them leaves
+    nothing to do, and it says so."""
+    def named(device: DeviceSpec) -> bool:
+        return word in (device.name, unplugged(device.name), *device.aliases,
+                        *in_room_names(device), *nouns(device)[0], *nouns(device)[1])
+
+    kept = tuple(d for d in found.devices if not named(d))
+    if len(kept) == len(found.devices):
+        return found  # the one left out is not among them: the rest is as asked
+    if not kept:
+        return Resolution(refusal=f"That leaves nothing: the {word} is all there is. "
+                                  "Nothing was changed.")
+    # "all 13 lights except the bedroom lamp"; a few are named one by one
+    group = re.sub(r"\d+", str(len(kept)), found.group, count=1) if found.group else ""
+    return replace(found, devices=kept, group=f"{group} except the {word}" if group else "")
 
 
 def which(

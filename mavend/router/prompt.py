@@ -205,6 +205,8 @@ def given_with_request(slot: ActSlot) -> bool:
 
 
 def describe_slot(name: str, slot: ActSlot) -> str:
+    if name == "except":  # the device values again: said once, not listed twice
+        return "except: one of the device values, the one left as it is"
     if given_with_request(slot):
         return f"{name}: one of the {name} names given with the request"
     if slot.type == "enum":

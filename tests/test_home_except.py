@@ -1,0 +1,64 @@
+"""One device left out of a command for many: "turn off everything in the kitchen except
+the heater", "close all the blinds except the kitchen blinds", "turn off the lights
+upstairs except the office lamp". Judged by the end state of the Home Assistant stand-in
+(tests/ha_home/standin.py; Home Assistant itself cannot run here).
+
+Before: "turn off everything in the kitchen except the heater" was refused with the whole
+list of allowed actions, and nothing changed.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mavend.handlers import Outcome
+from tests.ha_home.house import serving
+from tests.test_home_floors import BLIND, HOME, Home, placed
+
+PLUG = {"device_class": "outlet"}
+KITCHEN: dict[str, Any] = copy.deepcopy(HOME)
+KITCHEN["entities"].append(
+    placed("kitchen", "switch.kitchen_heater_plug", "Kitchen heater plug", "on", **PLUG))
+KITCHEN["entities"].append(
+    placed("living_room", "cover.living_room_blinds", "Living Room blinds", "open", **BLIND))
+
+
+@pytest.fixture
+def home(tmp_path: Path):
+    with serving(KITCHEN, lambda served: Home(tmp_path, served)) as house:
+        yield house
+
+
+def test_everything_in_the_kitchen_except_the_heater(home: Home) -> None:
+    reply = home.say("turn off everything in the kitchen except the heater")
+    assert home.state("switch.kitchen_heater_plug") == "on", reply.text
+    assert home.state("light.kitchen_ceiling") == "off"
+    assert home.changed() == {"light.kitchen_ceiling"}  # "everything" off: no blind closes
+
+
+@pytest.mark.parametrize("said", ["close all the blinds except the kitchen blinds",
+                                  "close all the blinds apart from the kitchen blinds",
+                                  "close all the blinds but not the kitchen blinds"])
+def test_all_the_blinds_but_one(home: Home, said: str) -> None:
+    reply = home.say(said)
+    assert home.changed() == {"cover.bedroom_blinds", "cover.office_blinds",
+                              "cover.living_room_blinds"}, reply.text
+    assert home.state("cover.kitchen_blinds") == "open"
+
+
+def test_the_lights_upstairs_except_one_lamp(home: Home) -> None:
+    home.say("turn on the office lamp")
+    reply = home.say("turn off the lights upstairs except the office lamp")
+    assert home.state("light.office_lamp") == "on", reply.text
+    assert home.state("light.bedroom_lamp") == "off"
+    assert home.state("light.living_room_lamp") == "on"  # downstairs: not asked
+
+
+def test_leaving_out_the_only_one_changes_nothing(home: Home) -> None:
+    reply = home.say("turn off the kitchen heater plug except the heater")
+    assert reply.outcome == Outcome.REFUSED and "Nothing was changed" in reply.text, reply.text
+    assert home.changed() == set()
