@@ -62,3 +62,21 @@ def test_leaving_out_the_only_one_changes_nothing(home: Home) -> None:
     reply = home.say("turn off the kitchen heater plug except the heater")
     assert reply.outcome == Outcome.REFUSED and "Nothing was changed" in reply.text, reply.text
     assert home.changed() == set()
+
+
+def test_all_the_lamps_are_the_lights_called_lamps(home: Home) -> None:
+    """ "turn off all the lamps" turned off every light (a lamp is a light): the ceiling
+    light went off too."""
+    home.say("turn off all the lamps")
+    assert home.changed() == {"light.living_room_lamp", "light.bedroom_lamp"}
+    assert home.state("light.kitchen_ceiling") == "on"
+    home.say("turn off all the lights")
+    assert home.state("light.kitchen_ceiling") == "off"  # the lights: every one
+
+
+@pytest.mark.parametrize("said", ["close every blind", "close each blind"])
+def test_every_blind_is_each_one_not_which_one(home: Home, said: str) -> None:
+    """It asked "Which blind: the one in the bedroom or ...?"."""
+    reply = home.say(said)
+    assert home.changed() == {"cover.kitchen_blinds", "cover.bedroom_blinds",
+                              "cover.office_blinds", "cover.living_room_blinds"}, reply.text

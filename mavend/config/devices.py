@@ -275,7 +275,8 @@ def device_acts(
         ),
     }
     # "all the lights", "is every window shut": said with no room, the whole home's
-    every = {"every": ActSlot(type="enum", values=("all", "both", "every"), optional=True)}
+    every = {"every": ActSlot(type="enum", values=("all", "both", "each", "every"),
+                              optional=True)}
     slots: dict[str, dict[str, ActSlot]] = {}
     for name, op in OPERATIONS.items():
         if name in ("lights_on", "lights_off"):
@@ -308,7 +309,7 @@ def device_acts(
             # "did i lock the garage door": asked of its lock, not of the door (a cover)
             extra = {"about": ActSlot(type="enum", values=LOCK_WORDS, optional=True)}
         slots[name] = {**device, **({value: values[value]} if value else {}), **extra, **room,
-                       **(but if name not in _ONE_ONLY else {})}
+                       **({**but, **every} if name not in _ONE_ONLY else {})}
     return tuple(
         ActSpec(
             name=name,

@@ -26,6 +26,7 @@ from mavend.config.devices import (
     plural_of,
     unplugged,
 )
+from mavend.home import classes
 from mavend.replies import human_list
 
 # What "turn on" means for a device with no on/off, as Home Assistant's own intents
@@ -102,7 +103,10 @@ def resolve(
     # alias (an imported "kitchen blinds" is "blinds" in its room); so is a kind said once
     # for the whole home ("every thermostat in the house").
     whole_home = bool(args.get("scope"))
-    of_kind = [d for d in devices if _every_one(d, word, whole_home)]
+    every = whole_home or bool(args.get("every"))  # "close every blind": each one of them
+    if args.get("every") and not room:
+        here = ""  # ... in the whole home, not only this room's
+    of_kind = _called_so([d for d in devices if _every_one(d, word, every)], word)
     plural = _can_first(of_kind, op)
     if plural:
         return _all_of(plural, word, room, here, op, of_kind)
@@ -124,6 +128,19 @@ def resolve(
         # "lock up the garage": the room's lock, when no garage door can be locked.
         return _everything(devices, op, word)
     return _one_of(single, word, room, here, op)
+
+
+def _called_so(found: list[DeviceSpec], word: str) -> list[DeviceSpec]:
+    """ "all the lamps": the lights called lamps, when some are (a lamp is a light, and
+    "lamps" was every light: the ceiling lights and the strips came on too). The class's
+    own word ("the lights") stays every one of them."""
+    one = word[:-1] if word.endswith("s") else word
+    called = [d for d in found if d.name == one or d.name.endswith(f" {one}")
+              or one in d.aliases or word in d.aliases]
+    first_word = {classes.CLASSES[d.type].words(d.device_class)[1][:1] for d in found}
+    if not called or any(word in w for w in first_word):
+        return found
+    return called
 
 
 def _every_one(device: DeviceSpec, word: str, whole_home: bool) -> bool:
