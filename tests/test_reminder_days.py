@@ -16,31 +16,21 @@ from pathlib import Path
 import pytest
 
 from mavend.assistant import Assistant
-from mavend.handlers import Outcome, Reply
+from mavend.handlers import Outcome
 from mavend.handlers.reminder_days import parse_days
-from mavend.scheduler import Reminder, ReminderBook
+from mavend.scheduler import Reminder
 from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
-
-NOW = datetime(2026, 12, 2, 14, 0, tzinfo=TZ)  # a Wednesday afternoon
-WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+from tests.test_reminder_voice import NOW, book, say
 
 
 @pytest.fixture
 def clock() -> MovableClock:
-    return MovableClock(NOW)
+    return MovableClock(NOW)  # a Wednesday afternoon
 
 
 @pytest.fixture
 def assistant(tmp_path: Path, clock: MovableClock) -> Assistant:
     return make_assistant(kit_settings(tmp_path), clock=clock)
-
-
-def say(assistant: Assistant, text: str, session: str = "local") -> Reply:
-    return assistant.handle_text(text, session=session).reply
-
-
-def book(assistant: Assistant) -> ReminderBook:
-    return ReminderBook(assistant.store, TZ)
 
 
 def only_pending(assistant: Assistant) -> Reminder:
