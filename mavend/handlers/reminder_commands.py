@@ -87,6 +87,11 @@ _TIMER_NAMED = (
         rf"{_POLITE}(?:set|start|put on|make)(?: me)? {_NEW_TIMER}?timer (?:called|named|for the) "
         r"(?P<name>[a-z' ]+?) (?:for )?(?P<dur>.+)$"
     ),
+    # After another, its length first: "... and a 10 minute timer for the fish"
+    re.compile(
+        rf"^(?:(?:and|also|plus) )*{_NEW_TIMER}(?P<dur>[a-z0-9 ]+?) timer (?:for|on|called) "
+        r"(?:the |my |a )?(?P<name>[a-z' ]+)$"
+    ),
     # Said on its own or after another ("and an egg timer for 5", "pasta timer 8 minutes")
     re.compile(
         r"^(?:(?:and|also|plus) )*(?:(?:an?|another|the|one) )?(?P<name>[a-z']+(?: [a-z']+)?) "
@@ -271,6 +276,10 @@ def parse_loose(text: str) -> ReminderCommand | None:
     for pattern, action in ((_PAUSE, "pause"), (_RESUME, "resume")):
         if (m := pattern.match(said)) and (target := m.groupdict().get("target") or ""):
             return ReminderCommand(action, what=target.strip(), kind="timer")
+    # "how long on the rice", "how much longer for the eggs": the timer the words name
+    asked = re.sub(r"^(how (?:long|much longer)) (on|for) ", r"\1 left \2 ", said)
+    if (m := _LEFT.match(asked)) and (target := (m["target"] or m["until"] or "").strip()):
+        return ReminderCommand("left", what=target)
     if (m := _CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
         rest = m["rest"].strip()
         if re.match(r"(?:me |a |an )", rest):
@@ -283,7 +292,7 @@ def parse_loose(text: str) -> ReminderCommand | None:
 def _timer(said: str) -> ReminderCommand | None:
     """A named timer, or two said together ("a pasta timer for 8 minutes and an egg
     timer for 5"): the first, with the others in `more`."""
-    parts = re.split(r" and (?=(?:an?|another|the) [a-z' ]+ timer\b)", said)
+    parts = re.split(r" and (?=(?:an?|another|the) [a-z0-9' ]+ timer\b)", said)
     commands = [_one_timer(part) for part in parts]
     if not commands or any(c is None for c in commands):
         return None

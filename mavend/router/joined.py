@@ -49,10 +49,25 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
                      or _at_another_time(left, first, right, now)
                      or _same_verb(grammar, left, first, right) or right)
             second = grammar.match(right) if right else None
+        if (second is None and first.intent is Intent.REMINDER and _A_TIMER.search(left)
+                and _DEVICE_VERB.match(right)):
+            # "set a timer for 10 minutes and turn off the kitchen light" with no kitchen
+            # light: the timer, and the rest asked for on its own (it named the timer "and
+            # turn off the kitchen light", and nobody heard that there was none)
+            return left, right
         if second is None or second.intent is Intent.SYSTEM:
             continue
         return left, right
     return None
+
+
+# A timer's words never hold another request ("remind me to call mum and turn off the
+# heating" is one task, two things to do).
+_A_TIMER = re.compile(r"\btimer\b")
+_DEVICE_VERB = re.compile(
+    r"^(?:please\s+)?(?:turn|switch|lock|unlock|open|close|shut|dim|brighten|put the|start the"
+    r"|stop the)\b"
+)
 
 
 def _one_time_said_whole(grammar: CommandGrammar, said: str, now: datetime) -> bool:
