@@ -230,7 +230,6 @@ def test_with_no_series_set_the_words_go_on_as_before(assistant: Assistant) -> N
 
 
 @pytest.mark.parametrize("said", [
-    "turn off my alarm for the weekend",  # that one weekend, not every one
     "don't wake me up on saturday",
     "set my alarm for weekdays",
     "remind me to stretch on weekends",
@@ -239,3 +238,49 @@ def test_with_no_series_set_the_words_go_on_as_before(assistant: Assistant) -> N
 ])
 def test_words_that_are_no_change_of_days(said: str) -> None:
     assert parse_days(said) is None
+
+
+@pytest.mark.parametrize(("said", "once"), [
+    ("turn off my alarm for the weekend", True), ("don't wake me up this weekend", True),
+    ("skip my alarm over the weekend", True), ("don't wake me up at the weekend", False),
+    ("don't wake me up on weekends", False),
+])
+def test_this_weekend_is_the_coming_one_and_weekends_are_every_one(said: str, once: bool) -> None:
+    command = parse_days(said)
+    assert command is not None and command.once is once and command.days == ("SA", "SU")
+
+
+@pytest.mark.parametrize("said", ["turn off my alarm for the weekend",
+                                  "don't wake me up this weekend"])
+def test_this_weekend_skips_the_coming_saturday_and_sunday_only(
+    assistant: Assistant, clock: MovableClock, said: str
+) -> None:
+    """It said "I found no alarm like 'my alarm for the weekend'"."""
+    clock.at = datetime(2026, 12, 4, 21, 0, tzinfo=TZ)  # Friday evening
+    say(assistant, "set an alarm for 7am every day")
+    reply = say(assistant, said)
+    assert reply.text == ("OK, your alarm won't go off this weekend; the next is at 07:00 on "
+                          "Monday."), reply.text
+    alarm = only_pending(assistant)
+    assert alarm.series is not None and alarm.series.rule == "FREQ=DAILY"  # every day after
+    assert fired_days(assistant, clock, 8) == [
+        "Mon 07:00", "Tue 07:00", "Wed 07:00", "Thu 07:00", "Fri 07:00", "Sat 07:00",
+        "Sun 07:00", "Mon 07:00"]
+
+
+def test_this_weekend_with_days_before_it_changes_nothing_and_says_how(
+    assistant: Assistant,
+) -> None:
+    say(assistant, "set an alarm for 7am every day")
+    reply = say(assistant, "turn off my alarm for the weekend")
+    assert "the next is at 07:00 tomorrow, before the weekend" in reply.text, reply.text
+    assert "don't wake me up on weekends" in reply.text
+    alarm = only_pending(assistant)
+    assert alarm.fire_at == datetime(2026, 12, 3, 7, 0, tzinfo=TZ)
+
+
+def test_this_weekend_for_a_weekday_alarm_has_nothing_to_change(assistant: Assistant) -> None:
+    say(assistant, "set an alarm for 7am every weekday")
+    reply = say(assistant, "turn off my alarms for the weekend")
+    assert reply.text == ("Your alarm doesn't go off at the weekend (every weekday at 07:00), "
+                          "nothing to change."), reply.text

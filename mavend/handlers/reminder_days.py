@@ -8,9 +8,11 @@ reminder on sundays" set a new reminder. Here the series keeps its other days: t
 said are taken out of it ("don't", "turn off", "skip ... on saturdays", "not at
 weekends") or it keeps to them ("only ... on weekdays", "make it weekdays only").
 
-Only days said as a repeat count ("on weekends", "on saturdays", "during the week"); one
-day ("on saturday", "tomorrow", "for the weekend") is one occurrence, the reminder
-commands' `day`. A command is claimed only when a repeating reminder of its kind exists
+Only days said as a repeat change the rule ("on weekends", "at the weekend", "on
+saturdays", "during the week"); one day ("on saturday", "tomorrow") is one occurrence, the
+reminder commands' `day`; "for the weekend" / "this weekend" skips the coming Saturday's
+and Sunday's occurrences when they are the next ones (a series keeps no gap further on,
+and the reply says so). A command is claimed only when a repeating reminder of its kind exists
 (`ReminderHandler.days`); otherwise the words go on as before ("remind me to feed the fish
 only on weekdays" with no fish series sets one).
 """
@@ -18,7 +20,8 @@ only on weekdays" with no fish series sets one).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.reminder_find import (
@@ -102,6 +105,7 @@ class DaysCommand:
     kind: str = ""  # "alarm" | "reminder" ("" any but a timer)
     pronoun: bool = False
     follow_up: bool = False  # "not on weekends" alone: only just after one was set
+    once: bool = False  # "for the weekend", "this weekend": the coming one only
 
 
 def day_codes(days: str) -> tuple[str, ...]:
@@ -118,8 +122,21 @@ def _kind(words: str) -> str:
     return "alarm" if re.search(r"\balarms?\b", words) else "reminder"
 
 
+# "turn off my alarm for the weekend", "don't wake me up this weekend": the coming one.
+_THIS_WEEKEND = re.compile(
+    rf"{_LEAD}(?:please )?(?:(?:turn off|switch off|cancel|disable|skip|stop) (?P<what>{_OWN} "
+    rf"(?:.+? )?{_NOUN})|(?:{_NOT}) (?:{_DOING})) (?:(?:for|over) (?:this|the)|this) (?:coming )?"
+    rf"weekend{_TAIL}"
+)
+
+
 def parse_days(said: str) -> DaysCommand | None:
     """The days command in `said` (normalized), or None."""
+    if match := _THIS_WEEKEND.fullmatch(said):
+        if match["what"]:
+            return replace(_named(match["what"], "weekends", False), once=True)
+        kind = "alarm" if match["wake"] else "reminder"
+        return DaysCommand(("SA", "SU"), False, what=match["task"] or "", kind=kind, once=True)
     if said.startswith(("set ", "wake me", "remind me", "make a", "add ")) and not re.search(
         r"\b(?:only|just)\b", said
     ):
@@ -220,6 +237,8 @@ class ReminderDays:
     ) -> tuple[Reminder | None, str, Outcome]:
         """(the reminder as changed, or None; what to say of it; the outcome)."""
         assert reminder.series is not None
+        if command.once:
+            return self._this_weekend(reminder, session)
         name = _name(reminder)
         said = reminder.series.describe()
         current = reminder.series.weekdays()
@@ -237,6 +256,44 @@ class ReminderDays:
         self.finder.set_focus(session, updated)
         assert updated.series is not None
         return updated, f"{name} is now {updated.series.describe()}", Outcome.DONE
+
+
+    def _this_weekend(
+        self, reminder: Reminder, session: str
+    ) -> tuple[Reminder | None, str, Outcome]:
+        """ "turn off my alarm for the weekend": its occurrences on the coming Saturday and
+        Sunday skipped, when they are its next ones (a series keeps no gap further on: it
+        says so, and how to stop it every weekend)."""
+        assert reminder.series is not None
+        now = self.ctx.now()
+        name = _name(reminder)
+        today = now.date()
+        saturday = today + timedelta(days=(5 - today.weekday()) % 7 if today.weekday() != 6
+                                     else -1)
+        weekend = {saturday, saturday + timedelta(days=1)}
+        days = reminder.series.weekdays()
+        if days is not None and not {"SA", "SU"} & set(days):
+            return None, (f"{name} doesn't go off at the weekend ({reminder.series.describe()}),"
+                          " nothing to change"), Outcome.DONE
+        current, skipped = reminder, 0
+        while (current.status == "pending" and skipped < _MOST_SKIPPED
+               and current.fire_at.astimezone(now.tzinfo).date() in weekend):
+            current = self.ctx.reminders.skip_next(current.id)
+            skipped += 1
+        if not skipped:
+            said = "don't wake me up on weekends" if reminder.kind == "alarm" else (
+                "not at weekends")
+            return None, (
+                f"I can only skip the next times {name} goes off, and the next is "
+                f"{_at(spoken_time(reminder.fire_at, now))}, before the weekend. To stop it "
+                f"every weekend, say \"{said}\". Nothing was changed"), Outcome.DONE
+        self.ctx.on_reminders_changed()
+        self.finder.set_focus(session, current)
+        return current, f"{name} won't go off this weekend", Outcome.DONE
+
+
+# At most this many occurrences are skipped for one weekend (an hourly one has 48).
+_MOST_SKIPPED = 24 * 60
 
 
 def _name(reminder: Reminder) -> str:
