@@ -13,6 +13,7 @@ import pytest
 
 from mavend.assistant import Assistant
 from mavend.handlers import Outcome, Reply
+from mavend.scheduler import ReminderBook
 from tests.state_kit import TZ, MovableClock, kit_settings, make_assistant
 
 NOW = datetime(2026, 12, 2, 18, 0, tzinfo=TZ)
@@ -236,3 +237,18 @@ def test_an_unnamed_alarm_cancelled_is_said_by_its_time(assistant: Assistant) ->
         left = conn.execute("SELECT fire_at FROM reminders WHERE kind = 'alarm' "
                             "AND status = 'pending'").fetchall()
     assert [row[0][:16] for row in left] == ["2026-12-05T07:00"]
+
+
+def test_a_timer_to_do_something_says_what_and_rings_with_it(tmp_path: Path) -> None:
+    """ "set a timer for 10 minutes to turn off the oven" said "To turn off the oven timer
+    set for 10 minutes" and was listed as "the to turn off the oven timer"."""
+    a = make_assistant(kit_settings(tmp_path))
+    reply = a.handle_text("set a timer for 10 minutes to turn off the oven").reply
+    assert reply.text.startswith("Timer set for 10 minutes, until "), reply.text
+    assert reply.text.endswith(", to turn off the oven."), reply.text
+    listed = a.handle_text("what timers do i have").reply.text
+    assert listed.startswith("You have 1 timer: the timer to turn off the oven at "), listed
+    (timer,) = ReminderBook(a.store, TZ).pending()
+    assert (timer.kind, timer.text) == ("timer", "turn off the oven")  # said when it rings
+    assert a.handle_text("cancel the oven timer").reply.text == (
+        "Cancelled the timer to turn off the oven.")

@@ -61,6 +61,7 @@ from mavend.handlers.reminder_questions import NOUNS as _NOUNS
 from mavend.handlers.reminder_questions import ReminderQuestions
 from mavend.handlers.reminder_task import ask_task
 from mavend.handlers.timers import TimerCommands, asked_seconds
+from mavend.language.person import to_second_person
 from mavend.language.reminder_kinds import ALARM, REMINDER, TIMER, reminder_kind, when_question
 from mavend.language.timeparse import resolve_time
 from mavend.recurrence import SpokenSeries, parse_series
@@ -150,7 +151,11 @@ class ReminderHandler:
         # A timer's words are its name ("for the pasta": the pasta timer), as when the
         # name and the length are said in one breath (TimerCommands.start).
         name = timer_name(text) if kind == TIMER else ""
-        if name:
+        # "a timer for 10 minutes to turn off the oven": what to do when it rings
+        purpose = name.removeprefix("to ") if name.startswith("to ") else ""
+        if purpose:
+            name = text = purpose
+        elif name:
             text = f"{name} timer"
         elif kind == TIMER:
             # the length said, not what is left once a slow turn reaches here
@@ -171,9 +176,10 @@ class ReminderHandler:
         changes = (set_change(reminder, now),)
         if kind == "timer":
             left = human_duration(asked_seconds(decision.utterance, reminder.fire_at, now))
-            what = f"{name.capitalize()} timer" if name else "Timer"
+            what = f"{name.capitalize()} timer" if name and not purpose else "Timer"
+            then = f", to {to_second_person(purpose, starts_sentence=False)}" if purpose else ""
             return Reply(
-                f"{what} set for {left}, until {reminder.fire_at:%H:%M:%S}.",
+                f"{what} set for {left}, until {reminder.fire_at:%H:%M:%S}{then}.",
                 data=data,
                 changes=changes,
             )

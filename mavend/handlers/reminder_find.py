@@ -47,6 +47,9 @@ def focus_key(session: str) -> str:
 
 def label(reminder: Reminder) -> str:
     """How a reply names it: its words said back ("my meeting" -> "your meeting")."""
+    if reminder.kind == "timer" and not re.search(r"\btimer(?: for .+)?$", reminder.text):
+        # "a timer for 10 minutes to turn off the oven": its text is what to do
+        return f"the timer to {to_second_person(reminder.text, starts_sentence=False)}"
     if reminder.kind == "timer":
         return f"the {reminder.text}"
     return to_second_person(reminder.text, starts_sentence=False)
