@@ -364,3 +364,15 @@ def test_five_thousand_entities_import_fast_and_sane(
     assert len(err) < 2000  # a summary, not a listing
     settings = parse_settings(config.read_text() + out)
     assert len(settings.devices) == 3750
+
+
+@pytest.mark.parametrize(("friendly", "said"), [
+    ("Garage garage door", "garage door"),  # the area put before a name that holds it
+    ("Kitchen Ceiling-Light #2", "kitchen ceiling light 2"),
+    ("Café lamp", "cafe lamp"),
+])
+def test_a_friendly_name_is_said_once(friendly: str, said: str) -> None:
+    """The reply said "The garage garage door is closed."."""
+    from mavend.home.importer import spoken_name
+
+    assert spoken_name(friendly) == said

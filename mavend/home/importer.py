@@ -179,7 +179,8 @@ def spoken_name(text: str) -> str:
     words = [w for w in words if w]
     if words:
         words[0] = words[0].replace("'", "")  # a name cannot start with an apostrophe word
-    words = [w for w in words if w]
+    # "Garage garage door": an area's name put before an entity's that already holds it
+    words = [w for i, w in enumerate(words) if w and (i == 0 or w != words[i - 1])]
     name = ""
     for word in words:
         longer = f"{name} {word}" if name else word
