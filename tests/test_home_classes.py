@@ -699,8 +699,9 @@ def test_are_all_of_a_kind_in_a_state(home: Home) -> None:
 
 
 def test_a_fans_preset_is_one_of_its_own(home: Home) -> None:
-    home.say("put the loft fan on sleep mode")
+    reply = home.say("put the loft fan on sleep mode")
     assert home.attr("fan.loft_fan", "preset_mode") == "Sleep"  # its own spelling
+    assert reply.text == "The loft fan is on in sleep mode.", reply.text  # was "is on."
     assert home.standin.calls[-1] == (
         "fan", "set_preset_mode", {"entity_id": "fan.loft_fan", "preset_mode": "Sleep"}
     )

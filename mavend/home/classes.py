@@ -453,6 +453,8 @@ def _describe_positioned(state: State, device_class: str) -> str:
 def _describe_fan(state: State, device_class: str) -> str:
     raw, speed = str(state.get("state")), _attr(state, "percentage")
     text = f"on at {speed} percent" if raw == "on" and _number(speed) and speed else raw
+    if raw == "on" and (preset := _attr(state, "preset_mode")):
+        text = f"on in {str(preset).replace('_', ' ').lower()} mode"  # "put the fan on sleep"
     return f"{text}, oscillating" if raw == "on" and _attr(state, "oscillating") else text
 
 

@@ -336,12 +336,14 @@ class StandIn:
         elif service == "set_percentage":
             _need(state, 1, service)
             attrs["percentage"] = int(_number(data, "percentage", 0, 100))
+            attrs["preset_mode"] = None  # a speed set ends the preset (demo/fan.py)
             state["state"] = "on" if attrs["percentage"] else "off"
         elif service in ("increase_speed", "decrease_speed"):
             _need(state, 1, service)
             step = data.get("percentage_step", attrs.get("percentage_step", 25))
             sign = 1 if service == "increase_speed" else -1
             attrs["percentage"] = max(0, min(100, int(attrs.get("percentage") or 0) + sign * step))
+            attrs["preset_mode"] = None
             state["state"] = "on" if attrs["percentage"] else "off"
         elif service == "oscillate":
             _need(state, 2, service)
