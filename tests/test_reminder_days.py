@@ -284,3 +284,31 @@ def test_this_weekend_for_a_weekday_alarm_has_nothing_to_change(assistant: Assis
     reply = say(assistant, "turn off my alarms for the weekend")
     assert reply.text == ("Your alarm doesn't go off at the weekend (every weekday at 07:00), "
                           "nothing to change."), reply.text
+
+
+def test_make_it_other_days_moves_the_series_to_them(
+    assistant: Assistant, clock: MovableClock
+) -> None:
+    """ "actually make it wednesdays" after a Tuesday series was refused ("That would
+    leave ... no day to go off on")."""
+    say(assistant, "remind me to take the bins out every tuesday at 7pm")
+    reply = say(assistant, "actually make it wednesdays")
+    assert "is now every Wednesday at 19:00" in reply.text, reply.text
+    say(assistant, "change the bins reminder to mondays and thursdays")
+    bins = only_pending(assistant)
+    assert bins.series is not None and bins.series.rule == "FREQ=WEEKLY;BYDAY=MO,TH"
+    assert fired_days(assistant, clock, 3) == ["Thu 19:00", "Mon 19:00", "Thu 19:00"]
+
+
+def test_only_days_keep_what_they_can_and_move_when_none_is_left(
+    assistant: Assistant,
+) -> None:
+    say(assistant, "remind me to water the plants every monday wednesday and saturday at 9")
+    say(assistant, "only remind me about the plants on weekdays")
+    plants = only_pending(assistant)
+    assert plants.series is not None and plants.series.rule.endswith("BYDAY=MO,WE")
+    say(assistant, "cancel the plants reminder")
+    say(assistant, "set an alarm for 7am every weekday")
+    say(assistant, "make it weekends only")
+    alarm = only_pending(assistant)
+    assert alarm.series is not None and alarm.series.rule == "FREQ=WEEKLY;BYDAY=SA,SU"

@@ -790,3 +790,31 @@ def test_a_timer_and_a_command_for_a_device_there_is_none_of(assistant: Assistan
     say(assistant, "remind me at 5 pm to call mum and turn off the heating")
     (reminder,) = book(assistant).pending()
     assert reminder.text == "call mum and turn off the heating"  # one task, two things
+
+
+@pytest.mark.parametrize(("said", "rule"), [
+    ("remind me to water the plants every monday wednesday and saturday at 9",
+     "FREQ=WEEKLY;BYDAY=MO,WE,SA"),
+    ("remind me to water the plants every monday, wednesday and saturday at 9",
+     "FREQ=WEEKLY;BYDAY=MO,WE,SA"),
+    ("remind me every monday wednesday and friday at 9 to water the plants",
+     "FREQ=WEEKLY;BYDAY=MO,WE,FR"),
+    ("remind me on mondays and thursdays at 9 to water the plants", "FREQ=WEEKLY;BYDAY=MO,TH"),
+    ("remind me to water the plants every monday and saturday at 9", "FREQ=WEEKLY;BYDAY=MO,SA"),
+])
+def test_a_repeat_on_several_weekdays_is_one_series(
+    assistant: Assistant, said: str, rule: str
+) -> None:
+    """ "every monday wednesday and saturday" was two series, "every Monday and Wednesday"
+    and "every Monday and Saturday": the plants were reminded twice each Monday."""
+    say(assistant, said)
+    (series,) = book(assistant).pending()
+    assert series.series is not None and (series.text, series.series.rule) == (
+        "water the plants", rule)
+    assert f"{series.fire_at:%H:%M}" == "09:00"
+
+
+def test_one_off_days_said_together_stay_two_reminders(assistant: Assistant) -> None:
+    say(assistant, "remind me on monday and friday at 9 to call the bank")
+    assert sorted(f"{r.fire_at:%a %H:%M}" for r in book(assistant).pending()) == [
+        "Fri 09:00", "Mon 09:00"]

@@ -79,8 +79,9 @@ _NOT_ON = re.compile(
 )
 _ONLY_DOING = re.compile(rf"{_LEAD}(?:please )?(?:only|just) (?:{_DOING}) {_DAYS}{_TAIL}")
 _DOING_ONLY = re.compile(rf"{_LEAD}(?:please )?(?:{_DOING}) (?:only|just) {_DAYS}{_TAIL}")
+_CHANGE = ("change", "switch", "move")
 _MAKE_ONLY = re.compile(
-    rf"{_LEAD}(?:please )?(?:make|change|set|switch|put|turn) (?P<what>(?:it|that|this|"
+    rf"{_LEAD}(?:please )?(?P<verb>make|change|set|switch|put|turn|move) (?P<what>(?:it|that|this|"
     rf"{_OWN} (?:.+? )?{_NOUN}))(?: (?:to|so it'?s|so that it'?s|for))? (?:(?:only|just) )?"
     rf"{_DAYS}(?P<only> only)?{_TAIL}"
 )
@@ -106,6 +107,7 @@ class DaysCommand:
     pronoun: bool = False
     follow_up: bool = False  # "not on weekends" alone: only just after one was set
     once: bool = False  # "for the weekend", "this weekend": the coming one only
+    exact: bool = False  # "make it wednesdays": those days instead of the ones it had
 
 
 def day_codes(days: str) -> tuple[str, ...]:
@@ -155,8 +157,10 @@ def parse_days(said: str) -> DaysCommand | None:
             return DaysCommand(day_codes(match["days"]), False, kind="alarm")
         return _named(match["what"], match["days"], False)
     if match := _MAKE_ONLY.fullmatch(said):
-        if match["what"] in ("it", "that", "this") or re.search(r"\bonly\b", said):
-            return _named(match["what"], match["days"], True)
+        limited = re.search(r"\b(?:only|just)\b", said) is not None
+        if match["what"] in ("it", "that", "this") or limited or match["verb"] in _CHANGE:
+            # "make it wednesdays", "change the bins reminder to fridays": those days
+            return replace(_named(match["what"], match["days"], True), exact=True)
         return None  # "set my alarm for weekdays" with no "only": a new one's words
     if match := _NOT_ON.fullmatch(said):
         return DaysCommand(day_codes(match["days"]), False, pronoun=True, follow_up=True)
@@ -245,13 +249,17 @@ class ReminderDays:
         if current is None:
             return None, (f"{name} is {said}: it doesn't keep to days of the week, so I can't "
                           "leave some out, and nothing was changed"), Outcome.REFUSED
-        kept = tuple(d for d in current if (d in command.days) == command.only)
+        kept = (tuple(command.days) if command.exact
+                else tuple(d for d in current if (d in command.days) == command.only))
+        if command.only and not kept:  # "only on weekends" for a weekday one: those days
+            kept = tuple(command.days)
         if kept == current:
             return None, f"{name} is already {said}, nothing to change", Outcome.DONE
         if not kept:
             return None, (f"that would leave {name} no day to go off on: it is {said}. To stop "
                           f"it, say \"cancel {name}\". Nothing was changed"), Outcome.REFUSED
-        updated = self.ctx.reminders.keep_days(reminder.id, reminder.series.on_days(kept))
+        updated = self.ctx.reminders.keep_days(reminder.id, reminder.series.on_days(kept),
+                                               now=self.ctx.now())
         self.ctx.on_reminders_changed()
         self.finder.set_focus(session, updated)
         assert updated.series is not None

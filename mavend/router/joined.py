@@ -38,8 +38,8 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
         return None  # the grammar is asked about the whole only when there is a joint
     for joint in _JOINT.finditer(said):
         left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
-        if not left or not right:
-            continue
+        if not left or not right or (_REPEAT_DAYS.search(left) and _A_DAY.match(right)):
+            continue  # "every monday, wednesday and saturday": one repeat's days
         first = grammar.match(left)
         if first is None or first.intent is Intent.SYSTEM:
             continue
@@ -61,6 +61,9 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
     return None
 
 
+_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_REPEAT_DAYS = re.compile(rf"\b(?:every|each|on)\s+{_DAY}(?:,?\s+{_DAY})*,?$")
+_A_DAY = re.compile(rf"{_DAY}\b")
 # A timer's words never hold another request ("remind me to call mum and turn off the
 # heating" is one task, two things to do).
 _A_TIMER = re.compile(r"\btimer\b")

@@ -57,6 +57,13 @@ _UNIT = re.compile(rf"\b(?P<u>{'|'.join(_UNITS)}|sec|min|hr)s?\b")
 _UNIT_RANK = {**{u: i for i, u in enumerate(_UNITS)}, "sec": 0, "min": 1, "hr": 2}
 
 
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_DAYS_OF_ONE_REPEAT = re.compile(
+    rf"^(?:(?:every|each)\s+{_WEEKDAY}s?(?:(?:\s*,\s*|\s+)(?:and\s+)?{_WEEKDAY}s?)+"
+    rf"|(?:on\s+)?{_WEEKDAY}s(?:(?:\s*,\s*|\s+)(?:and\s+)?{_WEEKDAY}s)+)\b"
+)
+
+
 def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
     """The request once per time it names (normalized words), or None for one time."""
     if not _JOINED.search(said):
@@ -70,6 +77,8 @@ def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | 
     when = found.slots.get("when", "")
     if not when:
         return _clocks_in_task(grammar, said, found.name, now)
+    if _DAYS_OF_ONE_REPEAT.match(when):
+        return None  # "every monday, wednesday and friday at 9": one series, those days
     parts = _shared_repeat(_paired_meridiem(
         [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()]))
     if not 2 <= len(parts) <= MAX_TIMES or " " + when not in " " + said:

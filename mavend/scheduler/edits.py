@@ -86,21 +86,26 @@ class ReminderEdits:
         else:
             self._set_fire_at(conn, reminder.id, nxt)  # type: ignore[attr-defined]
 
-    def keep_days(self, reminder_id: int, series: Series) -> Reminder:
+    def keep_days(self, reminder_id: int, series: Series, *, now: datetime) -> Reminder:
         """A series on other days of the week (`Series.on_days`): its rule replaced, and
-        its next occurrence moved on when it falls on a day no longer kept."""
+        its next occurrence the new rule's first after `now` (the one it had stays when it
+        is still on a kept day and comes first)."""
         with self.store.write("changing the days it repeats on") as conn:
             reminder = self._editable(conn, reminder_id)
             if reminder.series is None:
                 raise MavendError("that reminder does not repeat")
             conn.execute("UPDATE reminders SET rule = ? WHERE id = ?", (series.rule, reminder_id))
-            kept = series.weekdays() or ()
-            day = reminder.fire_at.astimezone(series.start.tzinfo).weekday()
-            if reminder.status == "pending" and WEEKDAY_CODES[day] not in kept:
-                nxt = series.after(reminder.fire_at)
+            if reminder.status == "pending":
+                kept = series.weekdays() or ()
+                day = reminder.fire_at.astimezone(series.start.tzinfo).weekday()
+                nxt = series.after(now)
+                if WEEKDAY_CODES[day] in kept and (nxt is None or reminder.fire_at <= nxt):
+                    nxt = reminder.fire_at
                 if nxt is None:
                     raise MavendError("that leaves it no day to go off on before it ends")
-                self._set_fire_at(conn, reminder_id, nxt)  # type: ignore[attr-defined]
+                if nxt != reminder.fire_at:
+                    nxt = self._free_due(conn, reminder_id, nxt)  # type: ignore[attr-defined]
+                    self._set_fire_at(conn, reminder_id, nxt)  # type: ignore[attr-defined]
             return self._get(conn, reminder_id)  # type: ignore[attr-defined]
 
     def rename(self, reminder_id: int, text: str) -> Reminder:
