@@ -167,3 +167,16 @@ def test_a_floor_that_cannot_be_is_a_config_error(floors: str, error: str) -> No
     with pytest.raises(ConfigError, match=r"(?s)floors.*" if error == "floors" else None) as err:
         parse_settings(devices + floors)
     assert error in str(err.value)
+
+
+def test_a_room_called_like_a_floor_is_no_unknown_floor(tmp_path: Path) -> None:
+    """A home with a room called "loft": "... in the loft" is never "I don't know which
+    rooms are in the loft"."""
+    loft = {**HOME, "areas": [*HOME["areas"],
+                              {"area_id": "loft", "name": "Loft", "aliases": []}],
+            "entities": [*HOME["entities"],
+                         placed("loft", "light.loft_lamp", "Loft lamp", "off", **LIGHT)]}
+    with serving(loft, lambda served: Home(tmp_path, served)) as house:
+        reply = house.say("make the lights in the loft go all sparkly")
+        assert "which rooms" not in reply.text, reply.text
+        assert house.changed() == set()

@@ -343,8 +343,10 @@ class ActHandler:
         floor = _FLOOR.search(normalize(said))
         if floor is None or not self.ctx.settings.devices:
             return None
-        if floor.group(0) in floor_rooms(self.ctx.settings.floors):
-            return None  # a floor it knows: the rest of the words were not understood
+        rooms = {d.room for d in self.ctx.settings.devices}
+        if floor.group(0) in floor_rooms(self.ctx.settings.floors) or floor.group(0).split()[
+                -1] in rooms:
+            return None  # a floor it knows, or a room ("the loft"): the rest was not understood
         named = [f.name for f in self.ctx.settings.floors]
         known = f" The floors I know: {', '.join(named)}." if named else (
             " Add a [[floors]] table to config.toml (`mavend home import` writes Home "
