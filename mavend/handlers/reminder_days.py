@@ -83,7 +83,7 @@ _CHANGE = ("change", "switch", "move")
 _MAKE_ONLY = re.compile(
     rf"{_LEAD}(?:please )?(?P<verb>make|change|set|switch|put|turn|move) (?P<what>(?:it|that|this|"
     rf"{_OWN} (?:.+? )?{_NOUN}))(?: (?:to|so it'?s|so that it'?s|for))? (?:(?:only|just) )?"
-    rf"{_DAYS}(?P<only> only)?{_TAIL}"
+    rf"{_DAYS}(?: only)?{_TAIL}"
 )
 _SHOULD_ONLY = re.compile(
     rf"{_LEAD}(?P<what>{_OWN} (?:.+? )?{_NOUN}|it) (?:should|must|can|is to) (?:only|just) "

@@ -24,16 +24,15 @@ from dateutil.rrule import rrulestr
 
 from mavend.language.script import is_russian
 from mavend.language.timeparse import TimeResolution, find_time, resolve_time
-from mavend.language.timeparse.lexing import MONTHS, WEEKDAYS, Lexed, lex
+from mavend.language.timeparse.lexing import MONTHS, WEEKDAY, WEEKDAYS, Lexed, lex
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
 
-_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_DAY = rf"{WEEKDAY}s?"
 _DAYS = rf"{_DAY}(?:(?:\s*,\s*|\s+and\s+|\s+)(?:and\s+)?{_DAY})*"
 _EVERY = r"(?:every|each)"
 _MONTH = rf"(?:{'|'.join(MONTHS)})"
 _NTH = r"(?P<nth>\d{1,2})(?:st|nd|rd|th)?"
 _PART = r"(?P<part>morning|afternoon|evening|night)"
-_ONE_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _WHICH = r"(?P<which>[1-4](?:st|nd|rd|th)|last|final)"
 _UNIT = {"minute": "MINUTELY", "hour": "HOURLY", "day": "DAILY", "week": "WEEKLY",
          "month": "MONTHLY", "year": "YEARLY"}
@@ -47,9 +46,9 @@ _REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("yearly", rf"\b{_EVERY}\s+(?:year\s+on\s+)?(?P<month>{_MONTH})\s+(?:the\s+)?{_NTH}\b"),
         # "on the last friday of every month", "the first monday of each month" (timeparse's
         # canonical text has "1th" for "first")
-        ("month_day", rf"\b(?:on\s+)?(?:the\s+)?{_WHICH}\s+(?P<day>{_ONE_DAY})\s+(?:of|in)\s+"
+        ("month_day", rf"\b(?:on\s+)?(?:the\s+)?{_WHICH}\s+(?P<day>{WEEKDAY})\s+(?:of|in)\s+"
                       r"(?:every|each|the)\s+month\b"),
-        ("month_day", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_WHICH}\s+(?P<day>{_ONE_DAY})\b"),
+        ("month_day", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_WHICH}\s+(?P<day>{WEEKDAY})\b"),
         ("monthly", rf"\b{_EVERY}\s+(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:the|every|each)"
                     r"\s+month\b"),
         ("monthly", rf"\b(?:on\s+)?(?:the\s+)?{_NTH}\s+(?:day\s+)?of\s+(?:every|each|the)"

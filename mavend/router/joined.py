@@ -23,6 +23,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from mavend.language.timeparse import find_time
+from mavend.language.timeparse.lexing import WEEKDAY
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar, GrammarMatch
 
@@ -61,7 +62,7 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
     return None
 
 
-_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+_DAY = rf"{WEEKDAY}s?"
 _REPEAT_DAYS = re.compile(rf"\b(?:every|each|on)\s+{_DAY}(?:,?\s+{_DAY})*,?$")
 _A_DAY = re.compile(rf"{_DAY}\b")
 # A timer's words never hold another request ("remind me to call mum and turn off the

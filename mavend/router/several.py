@@ -19,6 +19,7 @@ from datetime import datetime
 from itertools import pairwise
 
 from mavend.language.timeparse import TimeResolution, find_time
+from mavend.language.timeparse.lexing import WEEKDAY
 from mavend.router.decision import Intent
 from mavend.router.grammar import CommandGrammar
 
@@ -57,10 +58,9 @@ _UNIT = re.compile(rf"\b(?P<u>{'|'.join(_UNITS)}|sec|min|hr)s?\b")
 _UNIT_RANK = {**{u: i for i, u in enumerate(_UNITS)}, "sec": 0, "min": 1, "hr": 2}
 
 
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _DAYS_OF_ONE_REPEAT = re.compile(
-    rf"^(?:(?:every|each)\s+{_WEEKDAY}s?(?:(?:\s*,\s*|\s+)(?:and\s+)?{_WEEKDAY}s?)+"
-    rf"|(?:on\s+)?{_WEEKDAY}s(?:(?:\s*,\s*|\s+)(?:and\s+)?{_WEEKDAY}s)+)\b"
+    rf"^(?:(?:every|each)\s+{WEEKDAY}s?(?:(?:\s*,\s*|\s+)(?:and\s+)?{WEEKDAY}s?)+"
+    rf"|(?:on\s+)?{WEEKDAY}s(?:(?:\s*,\s*|\s+)(?:and\s+)?{WEEKDAY}s)+)\b"
 )
 
 

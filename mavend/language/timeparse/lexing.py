@@ -29,6 +29,7 @@ _ORD_OTHER = {
     "twentieth": 20, "thirtieth": 30,
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAY = rf"(?:{'|'.join(WEEKDAYS)})"  # one day's name, for the patterns that read days
 MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december",
