@@ -24,7 +24,7 @@ from dateutil.rrule import rrulestr
 
 from mavend.language.script import is_russian
 from mavend.language.timeparse import TimeResolution, find_time, resolve_time
-from mavend.language.timeparse.lexing import MONTHS, WEEKDAY, WEEKDAYS, Lexed, lex
+from mavend.language.timeparse.lexing import CARRIED_ON, MONTHS, WEEKDAY, WEEKDAYS, Lexed, lex
 from mavend.recurrence.rule import WEEKDAY_CODES, Series, rule_text, until_value
 
 _DAY = rf"{WEEKDAY}s?"
@@ -173,7 +173,28 @@ def parse_series(utterance: str, now: datetime, *, alarm: bool = False) -> Spoke
         return None
     name, match = found
     parsed = _read_repeat(name, match)
-    return _finish(utterance, lx, canon, now, alarm, parsed, [lx.span(*match.span())])
+    return _finish(utterance, lx, canon, now, alarm, parsed, [lx.span(*_carried_on(canon, match))])
+
+
+_CARRIED = re.compile(rf"\s+{CARRIED_ON}\b")
+_AND_BEFORE = re.compile(r"\band\s+$")
+# "from now on", "going forward": the repeat starts now, as it would unsaid.
+_FROM_NOW = re.compile(
+    r"\b(?:from\s+(?:now|here|this\s+(?:moment|point))\s+on(?:wards)?(?:\s+out)?|going\s+forward)\b"
+)
+# "from tomorrow on", "starting monday onwards": the day is the start, the "on" no task.
+_ON_AFTER_START = re.compile(r"\b(?:from|starting)\s+(?:\w+\s+){1,2}?(?P<on>on(?:wards)?)\b")
+
+
+def _carried_on(canon: str, match: re.Match[str]) -> tuple[int, int]:
+    """The repeat's span with the words that carry it on from a first day ("... tomorrow
+    and every day after that"): they are no part of the task, and the "and" joins no
+    second request."""
+    start, end = match.span()
+    if (tail := _CARRIED.match(canon, end)) is None:
+        return start, end
+    before = _AND_BEFORE.search(canon[:start])
+    return (before.start() if before else start), tail.end()
 
 
 def _finish(
@@ -212,6 +233,10 @@ def _finish(
             return SpokenSeries(None, "I couldn't tell which hours that should keep to; "
                                 "nothing was set.", _cut(utterance, spans))
         spans.append(lx.span(*window.span()))
+    if (from_now := _FROM_NOW.search(canon)) is not None:
+        spans.append(lx.span(*from_now.span()))
+    elif (on := _ON_AFTER_START.search(canon)) is not None:
+        spans.append(lx.span(*on.span("on")))
     rest = _cut(utterance, spans)
     clock, clock_phrase, start = _clock(rest, now, parsed, alarm)
     if end_error:

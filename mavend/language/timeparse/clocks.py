@@ -73,7 +73,7 @@ ALARM_RE = re.compile(
 )
 _PERIOD_RE = re.compile(
     r"(?:(?P<pfx>this|in\sthe|during\sthe|at|next|tonight|early\sin\sthe|late\sin\sthe|"
-    r"for\sthe|over\sthe|the)\s)?"
+    r"for\sthe|over\sthe|the|after|before)\s)?"
     r"(?:(?:early|late)\s)?"
     r"(?P<p>morning|afternoon|evening|night|tonight|lunchtime|lunch|midmorning|"
     r"midafternoon|midevening|dawn|daybreak|sunrise|dusk|sunset)(?!\w)"
@@ -231,6 +231,12 @@ def _h_period(m: re.Match[str], lx: Lexed) -> Atom | None:
         return make_atom(m, 2, period=Period("night", (20, 0)), date=DateSpec("rel", 0))
     if name == "lunchtime":
         name = "lunch"
+    if pfx in ("after", "before"):
+        if name != "lunch":  # "before evening": the evening, as said without the word
+            return Atom(m.start("p"), m.end(), 1, period=Period(name, PERIODS[name]))
+        # "after lunch" is once it is eaten, "before lunch" while there is time to act
+        clock = (13, 0) if pfx == "after" else (11, 30)
+        return make_atom(m, 2, period=Period("lunch", clock))
     period = Period(name, PERIODS[name])
     date_spec: DateSpec | None = None
     if pfx == "this":

@@ -30,6 +30,14 @@ _ORD_OTHER = {
 }
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 WEEKDAY = rf"(?:{'|'.join(WEEKDAYS)})"  # one day's name, for the patterns that read days
+# The words that carry a repeat on from a first day said with it ("at 7 tomorrow and every
+# day after that"): the series starts on that day, and no second one is set.
+CARRIED_ON = (
+    r"(?:after\s+that|after(?=\s*$|\s+(?:to|at|and|please)\b)|thereafter|afterwards"
+    r"|from\s+then\s+on(?:wards)?)"
+)
+# "... and every day after that", "and each friday thereafter": one series, never two requests
+AND_CARRIED_ON = rf"\band\s+(?:every|each)\s+(?:single\s+)?(?:\w+\s+){{1,2}}?{CARRIED_ON}"
 MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december",
