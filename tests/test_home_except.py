@@ -80,3 +80,59 @@ def test_every_blind_is_each_one_not_which_one(home: Home, said: str) -> None:
     reply = home.say(said)
     assert home.changed() == {"cover.kitchen_blinds", "cover.bedroom_blinds",
                               "cover.office_blinds", "cover.living_room_blinds"}, reply.text
+
+
+@pytest.mark.parametrize("said", [
+    "turn off all the lights except the kitchen light",
+    "turn off all the lights but the kitchen",
+    "turn the lights off except the kitchen",
+    "switch all the lights off apart from the kitchen lights",
+])
+def test_all_the_lights_but_a_rooms(home: Home, said: str) -> None:
+    """A room's lights, said by the room ("the kitchen light" is no device's name): it
+    fell to the classifier and was refused with the whole list of allowed actions."""
+    reply = home.say(said)
+    assert reply.outcome == Outcome.DONE, reply.text
+    assert home.state("light.kitchen_ceiling") == "on"
+    assert home.changed() == {"light.living_room_lamp", "light.bedroom_lamp",
+                              "light.shed_light"}, reply.text
+    assert "except the kitchen" in reply.text
+
+
+def test_everything_in_a_room_but_one_said_after_the_room(home: Home) -> None:
+    reply = home.say("switch everything off in the kitchen but the heater")
+    assert home.changed() == {"light.kitchen_ceiling"}, reply.text
+    assert home.state("switch.kitchen_heater_plug") == "on"
+
+
+def test_everything_in_the_house_asks_first_and_counts_what_it_would_switch(
+    home: Home,
+) -> None:
+    """ "turn off everything in the house" switched 29 devices off at once in a generated
+    home, the thermostats and the plugs too, with no question: a bulk act asks first."""
+    reply = home.say("turn off everything in the house except the kitchen")
+    assert reply.outcome == Outcome.CONFIRM, reply.text
+    assert reply.text.startswith("Turn off everything in the home except the kitchen: "
+                                 "5 devices (4 lights and 1 thermostat)?"), reply.text
+    assert home.changed() == set()
+    assert home.say("yes", session="elsewhere").outcome != Outcome.DONE  # not who was asked
+    assert home.changed() == set()
+    done = home.say("yes")
+    assert done.outcome == Outcome.DONE, done.text
+    assert home.changed() == {"light.living_room_lamp", "light.bedroom_lamp",
+                              "light.shed_light", "climate.bedroom_radiator"}
+    assert home.state("light.kitchen_ceiling") == home.state("switch.kitchen_heater_plug") == "on"
+
+
+def test_everything_upstairs_asks_and_a_no_changes_nothing(home: Home) -> None:
+    reply = home.say("turn off everything upstairs")
+    assert reply.outcome == Outcome.CONFIRM, reply.text
+    assert "Turn off everything upstairs: 3 devices (2 lights and 1 thermostat)?" in reply.text
+    assert home.say("no").text == "OK, I won't."
+    assert home.changed() == set()
+
+
+def test_everything_in_one_room_runs_at_once(home: Home) -> None:
+    reply = home.say("turn off everything in the kitchen")
+    assert reply.outcome == Outcome.DONE, reply.text
+    assert home.changed() == {"light.kitchen_ceiling", "switch.kitchen_heater_plug"}

@@ -252,9 +252,12 @@ def device_acts(
     room["scope"] = ActSlot(type="enum", values=(*WHOLE_HOME, *floor_rooms(floors)),
                             optional=True)
     device = {"device": ActSlot(type="enum", values=tuple(sorted(spoken)))}
-    # "turn off everything in the kitchen except the heater": one of them left as it is
-    but = {"except": ActSlot(type="enum", values=tuple(sorted(spoken - {EVERYTHING})),
-                             optional=True)}
+    # "turn off everything in the kitchen except the heater": one of them left as it is;
+    # "all the lights except the hallway light", "everything but the kitchen": a room's
+    # devices of a kind, or all of a room's, left as they are
+    in_rooms = {f"{d.room} {w}" for d in devices if d.room for ws in nouns(d) for w in ws}
+    but = {"except": ActSlot(type="enum", values=tuple(sorted(
+        (spoken | in_rooms | set(rooms)) - {EVERYTHING})), optional=True)}
     values = {
         "brightness": ActSlot(type="int", min=0, max=100),
         "percent": ActSlot(type="int", min=0, max=100),

@@ -330,6 +330,11 @@ class ActHandler:
             return Reply(problem, Outcome.REFUSED, "bad_argument", {"act": act.name})
         if act.destructive:
             return self.ask_confirmation(act, valid, here, session=session)
+        if bulk := HomeActs(self.ctx.settings).bulk_question(act, valid, here):
+            # "turn off everything in the house": every room's heating and plugs too
+            return self.confirm.ask(session, "act", {"act": act.name, "args": dict(valid)},
+                                    bulk, room=here,
+                                    data={"act": act.name, "args": dict(valid), "bulk": True})
         return self.run(act, valid, here)
 
     def run_named(self, name: str) -> Reply | None:

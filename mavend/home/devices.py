@@ -73,8 +73,10 @@ def resolve(
     if args.get("scope"):  # "... in the house": every room's, whatever room this is
         here = ""
     if op_act in ("lights_on", "lights_off"):
-        # "all the lights" with no room: every room's (it asked which room)
-        if (args.get("scope") or args.get("every")) and not room:
+        # "all the lights" with no room: every room's (it asked which room); so is "the
+        # lights except the hallway" said where no room is known
+        leave_out = bool(args.get("except")) and not here
+        if (args.get("scope") or args.get("every") or leave_out) and not room:
             lights = tuple(d for d in devices if d.type == "light")
             group = f"all {len(lights)} lights" if len(lights) > 3 else ""
             return Resolution(devices=lights, group=group)

@@ -113,10 +113,32 @@ class HomeActs:
         return HomeRun(Reply(f"Done: {what}.{now}", data=_data(act, sent)), sent)
 
     # generated device acts -----------------------------------------------
-    def _device_act(self, act: ActSpec, args: dict[str, str], here: str) -> HomeRun:
-        op = OPERATIONS.get(act.name)
-        if op is None:  # a `device` act the table did not generate: nothing to reach
-            return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
+    def bulk_question(self, act: ActSpec, args: Mapping[str, str], here: str) -> str:
+        """ "turn off everything in the house": what it would switch in every room, counted
+        by kind, as the question to confirm first ("" for anything less: one room's, one
+        kind's). Everything is the heating and the plugs too, not only the lights."""
+        if (act.kind != "device" or act.name not in _BULK_VERBS or args.get("room")
+                or args.get("device") != EVERYTHING or not args.get("scope")):
+            return ""
+        found = self._resolved(act, dict(args), here or self.settings.audio.room)
+        if found.question or found.refusal or len({d.room for d in found.devices}) < 2:
+            return ""
+        kinds: dict[str, int] = {}
+        for device in found.devices:
+            one, every = classes.CLASSES[device.type].words(device.device_class)
+            word = (every or one or (device.type,))[0]
+            kinds[word] = kinds.get(word, 0) + 1
+        counted = human_list([f"{n} {w if n > 1 else _one_of_word(w)}"
+                              for w, n in sorted(kinds.items(), key=lambda k: (-k[1], k[0]))])
+        floor = args["scope"] in floor_rooms(self.settings.floors)
+        where = args["scope"] if floor else "in the home"
+        left = f" except the {args['except']}" if args.get("except") else ""
+        return (f"{_BULK_VERBS[act.name]} everything {where}{left}: "
+                f"{len(found.devices)} devices ({counted})?")
+
+    def _resolved(self, act: ActSpec, args: dict[str, str], here: str) -> Resolution:
+        """The devices a checked device act means: its floor's, its room's, all but the
+        one left out."""
         devices = self.settings.devices
         if rooms := floor_rooms(self.settings.floors).get(args.get("scope", "")):
             devices = tuple(d for d in devices if d.room in rooms)  # "lights off downstairs"
@@ -125,6 +147,14 @@ class HomeActs:
             found = replace(found, group=f"{found.group} {args['scope']}")
         if args.get("except") and not (found.question or found.refusal):
             found = _but_not(found, args["except"])
+        return found
+
+    def _device_act(self, act: ActSpec, args: dict[str, str], here: str) -> HomeRun:
+        op = OPERATIONS.get(act.name)
+        if op is None:  # a `device` act the table did not generate: nothing to reach
+            return HomeRun(Reply("I don't know how to do that.", Outcome.REFUSED, "not_allowed"))
+        found = self._resolved(act, args, here)
+        rooms = floor_rooms(self.settings.floors).get(args.get("scope", ""))
         if found.question:
             found = self._the_one_it_would_change(found, op)
         if found.question:
@@ -372,13 +402,26 @@ def _no_such_preset(devices: Sequence[DeviceSpec], ops: Mapping[str, str], value
     return ""
 
 
+# The acts that ask first when said of everything in the home, and how the question
+# opens.
+_BULK_VERBS = {"device_on": "Turn on", "device_off": "Turn off"}
+
+
+def _one_of_word(plural: str) -> str:
+    """ "thermostats" -> "thermostat" for a count of one."""
+    return plural[:-2] if plural.endswith(("ches", "shes", "sses", "xes")) else (
+        plural[:-1] if plural.endswith("s") else plural)
+
+
 def _but_not(found: Resolution, word: str) -> Resolution:
     """ "... except the heater": the devices meant, without the one(s) `word` names (by
     name, alias, what it is called in its room, or kind). Leaving out all of them leaves
     nothing to do, and it says so."""
     def named(device: DeviceSpec) -> bool:
+        kinds = (*nouns(device)[0], *nouns(device)[1])
         return word in (device.name, unplugged(device.name), *device.aliases,
-                        *in_room_names(device), *nouns(device)[0], *nouns(device)[1])
+                        *in_room_names(device), *kinds, device.room,
+                        *(f"{device.room} {kind}" for kind in kinds if device.room))
 
     kept = tuple(d for d in found.devices if not named(d))
     if len(kept) == len(found.devices):
