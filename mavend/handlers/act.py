@@ -37,7 +37,7 @@ from mavend.handlers.confirm import Confirmations
 from mavend.home import classes
 from mavend.home.run import HomeActs, HomeRun
 from mavend.replies import Change
-from mavend.router.act_words import thing_named
+from mavend.router.act_words import routine_named, thing_named
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
 
@@ -266,6 +266,10 @@ _FLOOR = re.compile(
 )
 
 
+# The most scenes and scripts a refusal names: more cannot be heard in one breath.
+MAX_NAMED = 8
+
+
 class ActHandler:
     def __init__(self, ctx: HandlerContext):
         self.ctx = ctx
@@ -276,7 +280,10 @@ class ActHandler:
         if act is None:
             if unknown := self._unknown_floor(decision.utterance):
                 return unknown
-            return self.refuse(thing_named(decision.slots.text or decision.utterance))
+            said = decision.slots.text or decision.utterance
+            if routine := routine_named(said):
+                return self._no_routine(routine)
+            return self.refuse(thing_named(said))
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
             return Reply(decision.clarify.question, Outcome.ASKED, data={"act": act.name})
@@ -358,6 +365,14 @@ class ActHandler:
             "Assistant's floors).")
         return Reply(f"I don't know which rooms are {floor.group(0)}.{known}", Outcome.REFUSED,
                      "not_allowed", {"floor": floor.group(0)})
+
+    def _no_routine(self, name: str) -> Reply:
+        """ "activate movie time" with no such scene: the ones there are, never a near one
+        run in its place ("movie night" is another scene)."""
+        known = sorted(d.name for d in self.ctx.settings.devices if d.type in ("scene", "script"))
+        listed = (f" The ones I know: {human_list(known[:MAX_NAMED])}." if known else "")
+        return Reply(f"I don't have a scene or script called {name}, so I did nothing.{listed}",
+                     Outcome.REFUSED, "not_allowed", {"thing": name})
 
     def refuse(self, thing: str = "") -> Reply:
         if thing:  # "turn the pool pump on": say what is missing, not the whole list

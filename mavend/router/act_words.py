@@ -154,10 +154,12 @@ def _act_text(act: ActSpec, objects: frozenset[str]) -> str:
 
 _THING = re.compile(
     r"^(?:(?:please|hey|ok|okay|um|uh|so)\s+)*(?:(?:can|could|would|will)\s+you\s+)?"
-    r"(?:please\s+)?(?:turn|switch|put|set|open|close|shut|lock|unlock|start|stop|run|dim|"
+    r"(?:please\s+)?(?:(?:turn|switch|put|set|open|close|shut|lock|unlock|start|stop|run|dim|"
     r"raise|lower|pause|play|activate|arm|disarm)\s+(?:on\s+|off\s+|up\s+|down\s+)?"
-    r"(?:the|my|our|that|this)\s+(?P<thing>[a-z][a-z' ]*?)"
-    r"(?:\s+(?:on|off|up|down|halfway|please|now|for me|(?:to|at|by)\s+.*))*$"
+    r"(?:the|my|our|that|this)\s+|(?P<run>activate|run|trigger)\s+(?:the\s+)?)"
+    r"(?P<thing>[a-z][a-z' ]*?)"
+    # what may follow the thing: "for 10 minutes", "until 6", "at 7" are the act's time
+    r"(?:\s+(?:on|off|up|down|halfway|please|now|for me|(?:to|at|by|for|until|till|in)\s+.*))*$"
 )
 
 
@@ -166,3 +168,16 @@ def thing_named(text: str) -> str:
     or "" when the words are not of that shape. Only ever used to word a refusal."""
     match = _THING.match(text.lower().strip(" .!?"))
     return match["thing"].strip() if match else ""
+
+
+def routine_named(text: str) -> str:
+    """The scene or script a bare "activate movie time" / "run bedtime" names, or ""."""
+    match = _THING.match(text.lower().strip(" .!?"))
+    if match is None:
+        return ""
+    thing = match["thing"].strip()
+    # "run the bedtime routine", "turn on the party scene": said as one by its kind
+    return thing if match["run"] or _ROUTINE_WORD.search(thing) else ""
+
+
+_ROUTINE_WORD = re.compile(r"\b(?:routine|scene|script|mode)$")
