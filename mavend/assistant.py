@@ -47,7 +47,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands, two_questions
-from mavend.router.negation import reminder_rewrite, withdrawal
+from mavend.router.negation import instead_said, reminder_rewrite, withdrawal
 from mavend.router.several import each_time
 from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
@@ -237,6 +237,17 @@ class Assistant:
         withdrawn = self._withdrawn(utterance)
         if withdrawn is not None:  # "don't ...", "never mind": nothing runs, at any stage
             self.conversation.remember(session, withdrawn, said)
+            negated = withdrawn.slots.fn == "withdrawn" and withdrawn.slots.args.get(
+                "kind") == "negated"
+            instead = instead_said(withdrawn.slots.text) if negated else ""
+            if instead and parse_command(instead) is not None:
+                # "don't set it for 6, set it for 7": the reminder command wanted runs ("set
+                # it for 7" moves the alarm just set); the words taken back run nothing. (A
+                # device said instead is the cascade's; anything else is said again.)
+                return self._turn(instead, session, context)
+            if negated and (late := self.undo.already_done(session, withdrawn.slots.text)):
+                # "don't cancel it" just after it was cancelled: the cancel is taken back
+                return replace(withdrawn, decided_by="negation:undo"), late
             return withdrawn, self.handler.handle(withdrawn, context)
         undo = parse_undo(said)
         if undo is not None:  # "what did you just do?", "undo that": this session's turns

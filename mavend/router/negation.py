@@ -219,6 +219,20 @@ def retimed(first: str, then: str, now: datetime) -> str:
     return first.replace(old.phrase, replacement, 1)
 
 
+_INSTEAD_LEAD = re.compile(r"\s(?:just|instead|rather|but)\s+(?:just\s+)?(?P<rest>\S.*)$")
+
+
+def instead_said(negated: str) -> str:
+    """What is wanted in place of a negated request, said after it: "set it for 6 set
+    it for 7" -> "set it for 7" (the verb said again), "cancel it just move it to 4" ->
+    "move it to 4"; "" when nothing is."""
+    words = negated.split()
+    if len(words) >= 4 and words[0] in words[2:]:
+        return " ".join(words[words.index(words[0], 2):])
+    found = _INSTEAD_LEAD.search(negated)
+    return found["rest"].strip() if found and len(found["rest"].split()) >= 2 else ""
+
+
 def reminder_rewrite(said: str) -> str | None:
     """'don't forget to call mum at five' -> 'remind me to call mum at five', else None."""
     match = _REMINDER_REWRITE.match(said.strip())

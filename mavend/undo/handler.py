@@ -7,12 +7,19 @@ so the next "undo that" puts it back (a redo).
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import timedelta
+
 from mavend.handlers.common import HandlerContext
 from mavend.lists import ListBook
 from mavend.replies import Change, Outcome, Reply, human_list
 from mavend.undo.inverse import CannotUndo, Inverses
 from mavend.undo.journal import ChangedTurn, UndoJournal
-from mavend.undo.parse import UndoCommand
+from mavend.undo.parse import UndoCommand, names_the_change
+
+# How long after a change a "don't <do it>" is about that change, said too late to stop
+# it: the reply was still being heard.
+LATE_NEGATION = timedelta(minutes=2)
 
 
 class UndoHandler:
@@ -73,6 +80,43 @@ class UndoHandler:
             return Reply("That has already been taken back.", Outcome.REFUSED, "not_found")
         done, nothing, refused = self._take_back(session, found)
         return _told(done, nothing, refused, [turn] if done or nothing else [])
+
+    def already_done(self, session: str, negated: str) -> Reply | None:
+        """ "don't cancel it", said just after it was cancelled: the change it names is
+        taken back, and the reply says it had been done. None when this session's last
+        change is older than `LATE_NEGATION`, taken back already, or not what was named."""
+        latest = self.journal.recent(session, 1)
+        if not latest or self._role(latest[0]) != "change":
+            return None
+        turn = latest[0]
+        if self.ctx.now() - turn.at > LATE_NEGATION or not names_the_change(
+                negated, [c.kind for c in turn.changes], [c.summary for c in turn.changes]):
+            return None
+        turn = self._only_named(turn, negated)
+        done, nothing, refused = self._take_back(session, turn)
+        if not done:
+            return None if not (nothing or refused) else _told(done, nothing, refused, [])
+        did = human_list([c.summary for c in turn.changes])
+        return Reply(f"I had already {did}, so I've taken it back: I {human_list(done)}.",
+                     data={"undone_turns": [turn.turn]})
+
+    def _only_named(self, turn: ChangedTurn, negated: str) -> ChangedTurn:
+        """ "don't add eggs" after "add eggs and bread": only the eggs come off (the
+        items a list add put on that the words name, when they name some, not all)."""
+        if len(turn.changes) != 1 or turn.changes[0].kind != "list.add":
+            return turn
+        change = turn.changes[0]
+        name = str(change.ref.get("list", ""))
+        by_id = {i.id: i.text for i in self.inverses.lists.items(name) or []}
+        added = [int(i) for i in change.ref.get("added", []) if int(i) in by_id]
+        said = f" {negated.lower()} "
+        named = [i for i in added if f" {by_id[i].lower()} " in said]
+        if not named or len(named) == len(added) or change.ref.get("reopened"):
+            return turn
+        texts = human_list([by_id[i] for i in named])
+        narrowed = Change("list.add", f"added {texts} to your {name} list",
+                          {**change.ref, "added": named})
+        return replace(turn, changes=(narrowed,))
 
     def _redo(self, session: str) -> Reply:
         latest = self.journal.recent(session, 1)
