@@ -16,7 +16,7 @@ from mavend.router.classifier import CentroidClassifier, UseEmbedder
 from mavend.router.decision import Intent
 from mavend.router.statement import asks_whether, is_statement
 from tests.conftest import require_model
-from tests.state_kit import kit_router, kit_settings
+from tests.state_kit import kit_router, kit_settings, make_assistant
 
 DATA = Path(__file__).parent / "data" / "router_statements"
 NOW = datetime(2026, 12, 3, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))
@@ -43,6 +43,10 @@ def rows(name: str) -> list[str]:
         ("the code is 44", True),
         ("the bin day is thursday", True),
         ("the plumber is called dave", True),
+        # a name said with its title: kept ("the kids dentist is dr patel" was declined)
+        ("the kids dentist is dr patel on high street", True),
+        ("the vet is mr jones on park road", True),
+        ("the doctor is ill", False),
         ("the weather is nice", False),
         ("the kettle is on", False),
         ("the bins go out on thursday", False),
@@ -142,3 +146,15 @@ def test_a_yes_no_question_is_never_acted_on(tmp_path: Path) -> None:
     assert not asked.slots.has_fn
     told = router.route("turn all the switches on in the loft")
     assert told.intent is Intent.ACT
+
+
+def test_a_named_professional_is_kept_and_found_again(tmp_path: Path, router) -> None:
+    """End state: the note row, and the answer to the question that asks for it (the
+    statement was declined: "Sorry, I can't help with that here")."""
+    assistant = make_assistant(kit_settings(tmp_path), classifier=router.classifier)
+    kept = assistant.handle_text("the kids dentist is dr patel on high street").reply
+    assert kept.text.startswith("Noted"), kept.text
+    rows = assistant.store.connection().execute("SELECT text FROM notes").fetchall()
+    assert [r[0] for r in rows] == ["the kids dentist is dr patel on high street"]
+    answer = assistant.handle_text("who is the kids dentist").reply
+    assert "patel" in answer.text.lower(), answer.text

@@ -63,14 +63,16 @@ _PUT = re.compile(
     r"(?:put|hidden|hid|left|stashed|stored|kept|moved|parked|tucked)\s+"
     rf"(?:[\w'-]+\s+){{1,6}}{_PREP}\s+{_OWNER}\s+(?!{_NOT_A_PLACE})\w"
 )
-# "the bin day is thursday", "the gate code is 1973", "the plumber is called dave": a
-# value with "the" instead of "my", kept when the value is a day, a time, a number or a
-# name (that keeps "the weather is nice" and "the kettle is on" out).
+# "the bin day is thursday", "the gate code is 1973", "the plumber is called dave", "the
+# kids' dentist is dr patel": a value with "the" instead of "my", kept when the value is a
+# day, a time, a number or a name (said so, or with a title), which keeps "the weather is
+# nice" and "the kettle is on" out.
 _THE_STATES = re.compile(
     rf"^{_FILLER}the\s+(?:(?!{_BE}\b)[\w'-]+\s+){{1,5}}{_BE}\s+"
     r"(?:(?:on|at|every|called|named)\s+)?(?:(?:this|next)\s+)?"
     r"(?:\d|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
-    r"|weekdays|weekends|(?<=called )\w|(?<=named )\w)"
+    r"|weekdays|weekends|(?<=called )\w|(?<=named )\w"
+    r"|(?:dr|doctor|mr|mrs|ms|miss|professor|nurse)\.?\s+[a-z])"
 )
 # "lucy's birthday is june 5th", "dad's anniversary is on the 3rd": a date of someone
 # named, kept like one of "my" own (it was read as a question, and nothing was kept).
