@@ -38,6 +38,9 @@ SCRIPT = {
     "how many coffees did I have today": Route(Intent.QUERY),
     "when did I last water the plants": Route(Intent.QUERY),
     "how much did I sleep this week": Route(Intent.QUERY),
+    "how many biscuits have I eaten today": Route(Intent.QUERY),
+    "how many glasses of water did I drink yesterday": Route(Intent.QUERY),
+    "how many times have I been to paris this week": Route(Intent.QUERY),
     "remember that the spare key is under the flower pot": Route(Intent.NOTE),
     "remember that the wifi password is on the fridge": Route(Intent.NOTE),
     "where is the spare key": Route(Intent.QUERY),
@@ -273,6 +276,19 @@ def test_a_fact_then_a_query_returns_it(settings, clock) -> None:
     )
     (fact,) = [f for f, _, _ in FactLog(assistant.store, TZ).recent() if f.key == "watered"]
     assert fact.utterance == "I watered the plants" and fact.at == NOW + timedelta(hours=1)
+
+
+def test_a_count_of_something_never_logged_is_none(settings, clock) -> None:
+    """It said "I don't know: I have nothing stored about that." A count of the
+    speaker's own things in a period is none logged; a count that is no such thing is
+    left to the other sources."""
+    assistant = assistant_for(settings, clock)
+    say(assistant, "I drank a coffee")
+    assert say(assistant, "how many biscuits have I eaten today").text == (
+        "You haven't logged any biscuits today.")
+    assert say(assistant, "how many glasses of water did I drink yesterday").text == (
+        "You haven't logged any glasses of water yesterday.")
+    assert "logged" not in say(assistant, "how many times have I been to paris this week").text
 
 
 def test_a_thing_done_at_a_time_said_is_logged_then(settings, clock) -> None:

@@ -175,7 +175,7 @@ class FactQueries:
         period = self._period(what)
         best = self._best_fact(_strip_period(what))
         if best is None:
-            return None
+            return _none_logged(how, what)
         rows = self.ctx.facts.between(best.key, period.start, period.end,
                                       speakers=self.ctx.readable())
         label = best.key.replace("_", " ")
@@ -248,6 +248,24 @@ class FactQueries:
         if "this month" in said:
             return Period("this month", midnight.replace(day=1), None)
         return Period("today", midnight, None)
+
+
+# "how many coffees have i had today": the thing counted, and a period said with it.
+_COUNTED_OWN = re.compile(
+    rf"^(?P<thing>(?!times\b)[a-z][a-z ]*?) (?:have i|did i|i've|i have|ive) .*\b"
+    rf"(?P<period>{'|'.join(_PERIODS)})$"
+)
+
+
+def _none_logged(how: str, what: str) -> Reply | None:
+    """ "how many coffees have i had today" with no coffee ever logged: none are, said
+    as what is known (it said "I have nothing stored about that"). Only for a count of
+    the speaker's own things in a period said; anything else is not this room's."""
+    found = _COUNTED_OWN.match(normalize(what)) if how == "many" else None
+    if found is None:
+        return None
+    return Reply(f"You haven't logged any {found['thing']} {found['period']}.",
+                 data={"key": "", "count": 0})
 
 
 def _strip_period(what: str) -> str:
