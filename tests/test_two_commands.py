@@ -123,3 +123,24 @@ def test_a_question_only_a_model_could_answer_is_not_split_off(tmp_path: Path) -
     grammar = a.router.grammar
     assert two_questions(grammar, a.router.answers, "what's 5 times 6 and who wrote hamlet") is None
     assert two_questions(grammar, a.router.answers, "is it cold and what should i wear") is None
+
+
+def test_a_question_about_a_kept_thing_and_one_answered_offline(tmp_path: Path) -> None:
+    """ "what's the wifi password and what time is it" answered the password alone: the
+    other half of a question about a kept thing is still one answered without a model."""
+    from mavend.router.decision import Intent
+    from tests.scripted import Classified, ScriptedClassifier
+
+    asks = Classified(Intent.QUERY, 0.95, {Intent.QUERY: 0.95})
+    keeps = Classified(Intent.NOTE, 0.95, {Intent.NOTE: 0.95})
+    classifier = ScriptedClassifier({"the wifi password is swordfish22": keeps}, asks)
+    a = make_assistant(kit_settings(tmp_path), classifier=classifier)
+    a.handle_text("the wifi password is swordfish22")
+    reply = a.handle_text("whats the wifi password and what time is it").reply
+    assert "swordfish22" in reply.text and "It's " in reply.text, reply.text
+    # two kept-thing questions are not split: one of them has to be answered offline
+    from mavend.router.joined import two_questions
+
+    grammar = a.router.grammar
+    assert two_questions(grammar, a.router.answers,
+                         "what's my locker code and where are my keys") is None

@@ -198,7 +198,19 @@ def two_questions(
 
     for joint in _QUESTION_JOINT.finditer(said):
         left, right = said[: joint.start()].strip(), said[joint.end():].strip()
-        if len(left.split()) >= 2 and len(right.split()) >= 2 and answered(left) and answered(
-                right):
+        if len(left.split()) < 2 or len(right.split()) < 2:
+            continue
+        # One of the two may be a question about something kept ("what's the wifi
+        # password and what time is it"): the other is still one answered without a model.
+        if (answered(left) or _ASKS_ABOUT.match(left)) and (
+                answered(right) or _ASKS_ABOUT.match(right)) and (
+                answered(left) or answered(right)):
             return left, right
     return None
+
+
+# A question about a thing of the household's: "what's the wifi password", "where are my
+# keys", "when is lucy's birthday".
+_ASKS_ABOUT = re.compile(
+    r"^(?:what|where|who|when)(?:'s|s| is| are| was)\s+(?:my|our|the|[a-z]+'s)\s+[a-z]"
+)
