@@ -439,10 +439,21 @@ class Assistant:
         """Several requests said as one, each its own turn, in order: the last decision,
         and every reply."""
         decision, reply = self._turn(requests[0], session, context)
+        room = _device_room(decision)
         for request in requests[1:]:
-            decision, more = self._turn(request, session, context)
+            # "close the curtains in the living room and open the blinds": the blinds
+            # there, not every blind in the house (a room the half names is its own)
+            here = replace(context or TurnContext(), room=room) if room and self._a_device_act(
+                request) else context
+            decision, more = self._turn(request, session, here)
             reply = joined_replies(reply, more)
         return decision, reply
+
+    def _a_device_act(self, request: str) -> bool:
+        grammar = getattr(self.router, "grammar", None)
+        found = grammar.match(self._plain(request)) if grammar is not None else None
+        act = self.ctx.settings.acts.get(found.name) if found is not None else None
+        return act is not None and act.kind == "device" and not found.slots.get("room")
 
     def _plain(self, utterance: str) -> str:
         grammar = getattr(self.router, "grammar", None)
@@ -483,6 +494,13 @@ class Assistant:
             self.undo.record(session, text, reply)
         except StorageError as exc:
             log.error("what the turn changed could not be recorded: %s", exc)
+
+
+def _device_room(decision: Decision | None) -> str:
+    """The room a device command named ("... in the living room"), or ""."""
+    if decision is None or decision.intent is not Intent.ACT:
+        return ""
+    return str(decision.slots.args.get("room", ""))
 
 
 def joined_replies(first: Reply, second: Reply) -> Reply:
