@@ -563,3 +563,13 @@ def test_a_device_the_home_does_not_have_is_said_unknown(
 def test_a_question_with_no_home_word_is_not_about_a_device(asked_home: StandInHome) -> None:
     reply = asked_home.say("is the dog fed")
     assert reply.text == "I don't know: I have nothing stored about that."
+
+
+def test_the_fan_down_in_the_office_the_room_said_last(home: Home) -> None:
+    """ "turn the fan down in the office" fell to the classifier: "I don't have anything
+    called the fan"."""
+    reply = home.say("turn the fan down a bit in the office")
+    assert reply.outcome.value == "done", reply.text
+    assert home.standin.states["fan.office_fan"]["attributes"]["percentage"] < 100
+    home.say("turn the fan up in the office")
+    assert home.standin.states["fan.office_fan"]["attributes"]["percentage"] == 100
