@@ -326,6 +326,9 @@ def test_a_thermostat_target_mode_and_reading(home: Home) -> None:
     assert warm.text == "The temperature in the loft is 16.4 degrees."
     humid = home.say("what's the humidity in the den")
     assert humid.text == "The humidity in the den is 55 percent."
+    # the room asked about directly ("how humid is the gym" was a question about notes)
+    assert home.say("how humid is the den").text == humid.text
+    assert home.say("how warm is the loft").text == warm.text
 
 
 def test_home_assistant_refusing_a_temperature_changes_nothing(home: Home) -> None:
