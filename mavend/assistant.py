@@ -268,6 +268,8 @@ class Assistant:
         command = (parse_command(said) or self.handler.reminders.claim(said)
                    or self.handler.reminders.timer_minutes(said, session)
                    or self.handler.reminders.time_again(said, session))
+        if command is not None and (fresh := self.handler.reminders.set_instead(command, said)):
+            return self._turn(fresh, session, context)  # "set the alarm for 8", none set
         if command is not None:
             decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
             self.conversation.remember(session, decision, said)

@@ -105,3 +105,12 @@ def test_two_alarms_on_two_days_are_still_two(assistant: Assistant, said: str) -
     alarms = book(assistant).pending()
     assert len(alarms) == 2
     assert all(a.series is None for a in alarms)
+
+
+def test_every_other_day_said_after_its_hour_starts_tomorrow(tmp_path: Path) -> None:
+    """Said at 20:00 it started the day after tomorrow (today counted as the first)."""
+    late = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW.replace(hour=20)))
+    say(late, "remind me every other day to water the cactus")
+    (reminder,) = book(late).pending()
+    assert reminder.fire_at.astimezone(TZ) == datetime(2026, 12, 3, 9, 0, tzinfo=TZ)
+    assert reminder.series is not None and reminder.series.rule == "FREQ=DAILY;INTERVAL=2"

@@ -179,3 +179,26 @@ def test_weekday_alarms_at_two_times(tmp_path: Path) -> None:
 def test_the_bare_hour_is_the_morning_said_second_too(tmp_path: Path) -> None:
     pending = _pending(tmp_path, "remind me to take my pills at 8pm and 8")
     assert [(day, hour) for _, day, hour, _, _, _ in pending] == [(7, 20), (8, 8)]
+
+
+def test_alarms_said_in_the_plural_with_commas(tmp_path: Path) -> None:
+    """ "set alarms for 6, 6 15 and 6 30 tomorrow" with an alarm at 7 moved that alarm to
+    18:30 (read as "set the alarm for ..."); with none, it set nothing."""
+    assert _pending(tmp_path, "set an alarm for 7",
+                    "set alarms for 6, 6 15 and 6 30 tomorrow") == [
+        ("alarm", 8, 6, 0, "alarm", ""), ("alarm", 8, 6, 15, "alarm", ""),
+        ("alarm", 8, 6, 30, "alarm", ""), ("alarm", 8, 7, 0, "alarm", ""),
+    ]
+
+
+def test_timers_said_in_the_plural_share_the_unit(tmp_path: Path) -> None:
+    pending = _pending(tmp_path, "set timers for 5 and 10 minutes")
+    assert [(kind, hour, minute) for kind, _, hour, minute, _, _ in pending] == [
+        ("timer", 10, 50), ("timer", 10, 55)]
+
+
+def test_set_the_alarm_with_none_set_sets_one(tmp_path: Path) -> None:
+    """It said "You have no alarms set." and set nothing; with one set, it is moved."""
+    assert _pending(tmp_path, "set the alarm for 8") == [("alarm", 8, 8, 0, "alarm", "")]
+    assert _pending(tmp_path / "moved", "set an alarm for 7", "set my alarm for 6 30") == [
+        ("alarm", 8, 6, 30, "alarm", "")]

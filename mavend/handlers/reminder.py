@@ -92,6 +92,7 @@ def timer_name(words: str) -> str:
     return " ".join(kept)
 
 
+_SET_THE_ALARM = re.compile(r"^(?:(?:please|can you|could you)\s+)*set (?:the|my) alarm\b")
 # How long after one is set or moved a bare new time ("no on thursday") is its correction.
 JUST_SET_S = 120.0
 
@@ -394,6 +395,16 @@ class ReminderHandler:
         if command.action == "rename":
             return self._rename(reminder, command.text, session)
         return self._move(reminder, command, session, now)
+
+    def set_instead(self, command: ReminderCommand, said: str) -> str | None:
+        """ "set the alarm for 8" with no alarm set: a new alarm, said as the grammar
+        knows it ("set an alarm for 8"); it said "You have no alarms set." None when
+        there is one to move, or the words are not "set" ("move my alarm to 8")."""
+        if (command.action != "move" or command.kind != "alarm" or command.pronoun
+                or of_kind(self.ctx.reminders.active(), "alarm")
+                or not _SET_THE_ALARM.match(said)):
+            return None
+        return f"set an alarm for {command.when}"
 
     def taken_back(self, task: str, session: str) -> Reply | None:
         """"don't remind me to feed the cat" with that reminder set: it is cancelled (the

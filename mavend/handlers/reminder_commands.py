@@ -585,6 +585,9 @@ def bare_minutes(said: str) -> str | None:
 def _move(said: str) -> ReminderCommand | None:
     if re.match(rf"{_POLITE}\w+ (?:me )?(?:a|an|another|new) ", said):
         return None  # "set an alarm for 7", "make a reminder for 5": a new one, not a move
+    if re.match(rf"{_POLITE}(?:set|make|create|add|start) (?:me )?(?:some |more |new )?"
+                r"(?:alarms|reminders|timers)\b", said):
+        return None  # "set alarms for 6 and 6 30": new ones (it moved the alarm set to 18:30)
     if (shifted := _shift(said)) is not None:
         return shifted
     if (made := _make_it(said)) is not None:

@@ -459,6 +459,10 @@ def _build(
         # From the day said, if one was ("on friday ... every month": the 11th of each);
         # else from today.
         anchor = datetime.combine(start or now.date(), clock, tzinfo=now.tzinfo)
+        if parsed.freq == "DAILY" and parsed.interval > 1 and start is None and anchor <= now:
+            # "every other day" said after today's time: from tomorrow (it skipped to the
+            # day after, counting today as the first)
+            anchor += timedelta(days=1)
     if parsed.freq == "WEEKLY" and parsed.interval > 1 and parsed.byday:
         # "every other tuesday" starts on the coming Tuesday, not two weeks after this
         # week's (the weeks are counted from the first occurrence).

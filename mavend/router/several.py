@@ -73,6 +73,7 @@ def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | 
         return None
     if (sized := _sized_timers(grammar, said, now)) is not None:
         return sized
+    plural = _PLURAL.match(said) is not None or _COUNTED.match(said) is not None
     said = _uncounted(said)
     found = grammar.match(said)
     if found is None or found.intent is not Intent.REMINDER:
@@ -82,8 +83,10 @@ def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | 
         return _clocks_in_task(grammar, said, found.name, now)
     if _DAYS_OF_ONE_REPEAT.match(when):
         return None  # "every monday, wednesday and friday at 9": one series, those days
-    parts = _shared_repeat(_paired_meridiem(
-        [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()]))
+    parts = _shared_repeat(_paired_meridiem(_clock_runs(
+        [_FILLER.sub("", p) for p in _PARTS.split(when) if p.strip()])))
+    if plural:  # "set timers for 5 and 10 minutes": several said, so the unit is each one's
+        parts = _shared_unit(parts)
     if not 2 <= len(parts) <= MAX_TIMES or " " + when not in " " + said:
         return None
     at = (" " + said).index(" " + when)
@@ -224,9 +227,57 @@ def _sized_timers(grammar: CommandGrammar, said: str, now: datetime) -> list[str
     return requests
 
 
+_PLURAL = re.compile(
+    r"^(?P<verb>(?:(?:please|can you|could you)\s+)*(?:set|start|make)(?: me)?)\s+"
+    r"(?P<noun>timers|alarms)\s+(?P<rest>(?:for|at)\b.+)$"
+)
+# A run of clock times said with no "and" between ("6 6 15 6 30" once the commas are gone)
+_RUN = re.compile(r"^(?:(?:[01]?\d|2[0-3])(?: [0-5]\d)?(?: |$)){2,}")
+
+
+def _clock_runs(parts: list[str]) -> list[str]:
+    """"6, 6 15 and 6 30" reads "6 6 15" and "6 30" once normalizing drops the commas:
+    a run of bare clock times is cut into its times (a minute is two digits)."""
+    out: list[str] = []
+    for part in parts:
+        words = part.split()
+        run = _RUN.match(part)
+        if run is None:
+            out.append(part)
+            continue
+        times: list[str] = []
+        i = 0
+        while i < len(words) and re.fullmatch(r"\d{1,2}", words[i]):
+            minute = words[i + 1] if i + 1 < len(words) else ""
+            if len(minute) == 2 and minute.isdigit() and int(minute) < 60:
+                times.append(f"{words[i]} {minute}")
+                i += 2
+            else:
+                times.append(words[i])
+                i += 1
+        rest = " ".join(words[i:])
+        if len(times) < 2:
+            out.append(part)
+            continue
+        out.extend([*times[:-1], f"{times[-1]} {rest}".strip()])
+    return out
+
+
+def _shared_unit(parts: list[str]) -> list[str]:
+    """ "5 and 10 minutes" said of several timers: 5 minutes and 10 minutes."""
+    unit = _UNIT.search(parts[-1]) if parts else None
+    if unit is None:
+        return parts
+    return [f"{p} {unit.group(0)}" if re.fullmatch(r"\d+", p.strip()) else p for p in parts]
+
+
 def _uncounted(said: str) -> str:
     """"set two timers, one for 5 minutes and one for 10" -> "set a timer for 5 minutes and
-    one for 10"; other words unchanged."""
+    one for 10"; "set alarms for 6 and 7" -> "set an alarm for 6 and 7"; other words
+    unchanged."""
+    if (plural := _PLURAL.match(said)) is not None:
+        noun = "a timer" if plural["noun"] == "timers" else "an alarm"
+        return f"{plural['verb']} {noun} {plural['rest']}"
     m = _COUNTED.match(said)
     if m is None:
         return said
