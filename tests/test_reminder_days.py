@@ -268,15 +268,29 @@ def test_this_weekend_skips_the_coming_saturday_and_sunday_only(
         "Sun 07:00", "Mon 07:00"]
 
 
-def test_this_weekend_with_days_before_it_changes_nothing_and_says_how(
-    assistant: Assistant,
+def test_this_weekend_said_midweek_takes_those_days_out(
+    assistant: Assistant, clock: MovableClock
 ) -> None:
+    """Said on a Wednesday, it changed nothing ("I can only skip the next times your
+    alarm goes off"): the weekend's occurrences are taken out alone, the days before and
+    after it still go off, and undo puts them back."""
     say(assistant, "set an alarm for 7am every day")
     reply = say(assistant, "turn off my alarm for the weekend")
-    assert "the next is at 07:00 tomorrow, before the weekend" in reply.text, reply.text
-    assert "don't wake me up on weekends" in reply.text
-    alarm = only_pending(assistant)
-    assert alarm.fire_at == datetime(2026, 12, 3, 7, 0, tzinfo=TZ)
+    assert reply.text == ("OK, your alarm won't go off this weekend; the next is at 07:00 "
+                          "tomorrow."), reply.text
+    listed = say(assistant, "what alarms do i have").text
+    assert "(not on Saturday 5 December or Sunday 6 December)" in listed, listed
+    assert fired_days(assistant, clock, 4) == ["Thu 07:00", "Fri 07:00", "Mon 07:00",
+                                               "Tue 07:00"]
+
+
+def test_this_weekend_taken_out_is_put_back_by_undo(assistant: Assistant,
+                                                      clock: MovableClock) -> None:
+    say(assistant, "set an alarm for 7am every day")
+    say(assistant, "turn off my alarm for the weekend")
+    assert say(assistant, "undo that").outcome is Outcome.DONE
+    assert fired_days(assistant, clock, 4) == ["Thu 07:00", "Fri 07:00", "Sat 07:00",
+                                               "Sun 07:00"]
 
 
 def test_this_weekend_for_a_weekday_alarm_has_nothing_to_change(assistant: Assistant) -> None:
@@ -312,3 +326,17 @@ def test_only_days_keep_what_they_can_and_move_when_none_is_left(
     say(assistant, "make it weekends only")
     alarm = only_pending(assistant)
     assert alarm.series is not None and alarm.series.rule == "FREQ=WEEKLY;BYDAY=SA,SU"
+
+
+@pytest.mark.parametrize("said", ["skip my alarm on friday", "turn off my alarm on friday",
+                                  "i don't need my alarm on friday",
+                                  "no alarm on friday please"])
+def test_one_later_day_taken_out_alone(assistant: Assistant, clock: MovableClock,
+                                       said: str) -> None:
+    """Friday's occurrence, two after the next: it said "I can only skip the next alarm"
+    and left Friday's to ring ("i don't need my alarm on friday" set a new alarm named "i
+    dont need my alarm"). The days around it still go off."""
+    say(assistant, "set an alarm for 7am every day")
+    reply = say(assistant, said)
+    assert "won't go off on Friday 4 December" in reply.text, reply.text
+    assert fired_days(assistant, clock, 3) == ["Thu 07:00", "Sat 07:00", "Sun 07:00"]

@@ -606,18 +606,22 @@ def test_a_day_named_in_a_cancel_takes_out_that_day_not_the_series(
     assistant: Assistant,
 ) -> None:
     """"turn off my alarm for tomorrow" cancelled the whole weekday series. End state:
-    the series stays pending, only tomorrow's occurrence is skipped; a later day that
-    cannot be taken out alone changes nothing and the reply says what can be done."""
+    the series stays pending, only tomorrow's occurrence is skipped; a later day is taken
+    out alone (it could only skip the next, and changed nothing); a day it never goes off
+    on changes nothing and says so."""
     say(assistant, "wake me up every weekday at 6:45")
     skipped = say(assistant, "turn off my alarm for tomorrow")
     assert skipped.text.startswith("Skipped alarm at 06:45 tomorrow"), skipped.text
     (row,) = rows(assistant)
     assert (row["status"], row["fire_at"]) == ("pending", "2026-12-04T06:45:00+01:00")
-    kept = say(assistant, "cancel my alarm on tuesday")
-    assert "I've left it as it is" in kept.text and "on Tuesday" in kept.text, kept.text
-    assert [(r["status"], r["fire_at"]) for r in rows(assistant)] == [
-        ("pending", "2026-12-04T06:45:00+01:00")
-    ]
+    later = say(assistant, "cancel my alarm on tuesday")
+    assert later.text.startswith("OK, your alarm won't go off on Tuesday 8 December"), later.text
+    (row,) = rows(assistant)
+    assert (row["status"], row["fire_at"]) == ("pending", "2026-12-04T06:45:00+01:00")
+    assert row["rule_skips"] == "2026-12-08T06:45:00+01:00"
+    never = say(assistant, "cancel my alarm on saturday")
+    assert never.text.startswith("Your alarm doesn't go off on Saturday"), never.text
+    assert "I've left it as it is" in never.text
     # Said without a day, the series goes, as before (and the reply says so).
     assert "the whole series" in say(assistant, "cancel my alarm").text
     assert rows(assistant)[0]["status"] == "cancelled"

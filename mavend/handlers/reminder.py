@@ -32,7 +32,7 @@ from mavend.handlers.common import (
 from mavend.handlers.confirm import Confirmations
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_anchors import ReminderAnchors
-from mavend.handlers.reminder_changes import set_change, stated_time, table_changes
+from mavend.handlers.reminder_changes import set_change, stated_day, stated_time, table_changes
 from mavend.handlers.reminder_commands import (
     ONE_DAY,
     ReminderCommand,
@@ -55,6 +55,7 @@ from mavend.handlers.reminder_find import (
     label,
     match_words,
     of_kind,
+    owned_name,
     which_one,
 )
 from mavend.handlers.reminder_questions import NOUNS as _NOUNS
@@ -448,12 +449,23 @@ class ReminderHandler:
         if named == reminder.fire_at.astimezone(now.tzinfo).date():
             return self._skip(reminder, session)
         said = day if re.match(r"(?:today|tonight|tomorrow|this )", day) else f"on {day.title()}"
+        assert reminder.series is not None
+        later = tuple(t for t in reminder.series.on(named) if t > now) if named else ()
+        if not later:
+            name = owned_name(reminder)
+            return Reply(
+                f"{name[:1].upper()}{name[1:]} doesn't go off {said} "
+                f"({reminder.series.describe()}). I've left it as it is.",
+                Outcome.DONE,
+                data={"reminder_id": reminder.id, "unchanged": True},
+            )
+        # One further on: taken out of the series alone (it could only skip the next).
+        after = self.ctx.reminders.skip_on(reminder.id, later)
+        self._changed_by_id(session, after)
         return Reply(
-            f"I can only skip the next {label(reminder)}, at "
-            f"{stated_time(reminder.fire_at, now, dated=True)}, not one {said} "
-            f"({reminder.series.describe()}). I've left it as it is.",
-            Outcome.DONE,
-            data={"reminder_id": reminder.id, "unchanged": True},
+            f"OK, {owned_name(reminder)} won't go off {stated_day(later[0], now)}; the series goes "
+            f"on, next at {stated_time(after.fire_at, now, dated=True)}.",
+            data={"reminder_id": after.id, "skipped": [t.isoformat() for t in later]},
         )
 
     def _skip(self, reminder: Reminder, session: str) -> Reply:

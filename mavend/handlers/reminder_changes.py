@@ -28,6 +28,17 @@ def stated_time(moment: datetime, now: datetime, *, dated: bool = False) -> str:
 
 
 
+def stated_day(moment: datetime, now: datetime) -> str:
+    """The day an occurrence falls on: 'tomorrow', 'on Friday 11 December'."""
+    moment = moment.astimezone(now.tzinfo)
+    days = (moment.date() - now.date()).days
+    if days == 0:
+        return "today"
+    if days == 1:
+        return "tomorrow"
+    return f"on {moment:%A} {moment.day} {moment:%B}"
+
+
 def table_changes(
     book: ReminderBook, before: Mapping[int, Mapping[str, Any]], now: datetime
 ) -> tuple[Change, ...]:

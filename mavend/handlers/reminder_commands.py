@@ -356,10 +356,15 @@ _STOP_REMINDING = re.compile(
 
 # "no more bin reminders", "i don't need the plant reminder anymore", "never mind the
 # dentist reminder": one named by its reminder word (a bare "never mind" withdraws the turn).
+# With a day ("i don't need my alarm on friday", "no alarm tomorrow please"): that day's
+# (it set an alarm named "i dont need my alarm" for Friday).
+_ON_A_DAY = (r"(?: (?:on |for )?(?P<day>today|tonight|tomorrow(?: morning)?|(?:this (?:coming )?)?"
+             r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: morning)?))")
 _NO_NEED = re.compile(
     rf"{_POLITE}(?:no more (?P<more>.+? {_NOUN})|(?:i|we) (?:don'?t|do not|no longer) need "
-    rf"(?P<need>.+? {_NOUN})(?: any ?more| any longer| now| after all)?|(?:never mind|forget) "
-    rf"(?P<mind>.+? {_NOUN}))$"
+    rf"(?P<need>.+? {_NOUN}){_ON_A_DAY}?(?: any ?more| any longer| now| after all)?"
+    rf"|(?:never mind|forget) (?P<mind>.+? {_NOUN})"
+    rf"|no (?P<no>alarm){_ON_A_DAY.replace('?P<day>', '?P<day2>')}(?: please| thanks)?)$"
 )
 
 
@@ -377,10 +382,11 @@ def _cancel(said: str) -> ReminderCommand | None:
         what = stop["what"]
         return ReminderCommand("cancel", what=what, kind=_kind(what))
     if (unneeded := _NO_NEED.match(said)) is not None:
-        what = unneeded["more"] or unneeded["need"] or unneeded["mind"]
+        what = unneeded["more"] or unneeded["need"] or unneeded["mind"] or unneeded["no"]
+        day = unneeded["day"] or unneeded["day2"] or ""
         if _is_pronoun(what):  # "i don't need that reminder anymore"
-            return ReminderCommand("cancel", pronoun=True)
-        return ReminderCommand("cancel", what=what, kind=_kind(what))
+            return ReminderCommand("cancel", pronoun=True, day=day)
+        return ReminderCommand("cancel", what=f"{what} {day}".strip(), kind=_kind(what), day=day)
     if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
         what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())
         return ReminderCommand("cancel", what=what, kind=_kind(what))

@@ -26,9 +26,9 @@ from datetime import timedelta
 from mavend.handlers.common import HandlerContext, Outcome, Reply
 from mavend.handlers.reminder_find import (
     ReminderFinder,
-    about,
     focus_key,
     of_kind,
+    owned_name,
     says_which,
     which_one,
 )
@@ -243,7 +243,7 @@ class ReminderDays:
         assert reminder.series is not None
         if command.once:
             return self._this_weekend(reminder, session)
-        name = _name(reminder)
+        name = owned_name(reminder)
         said = reminder.series.describe()
         current = reminder.series.weekdays()
         if current is None:
@@ -270,11 +270,10 @@ class ReminderDays:
         self, reminder: Reminder, session: str
     ) -> tuple[Reminder | None, str, Outcome]:
         """ "turn off my alarm for the weekend": its occurrences on the coming Saturday and
-        Sunday skipped, when they are its next ones (a series keeps no gap further on: it
-        says so, and how to stop it every weekend)."""
+        Sunday taken out of the series, whether or not they are its next ones."""
         assert reminder.series is not None
         now = self.ctx.now()
-        name = _name(reminder)
+        name = owned_name(reminder)
         today = now.date()
         saturday = today + timedelta(days=(5 - today.weekday()) % 7 if today.weekday() != 6
                                      else -1)
@@ -283,18 +282,14 @@ class ReminderDays:
         if days is not None and not {"SA", "SU"} & set(days):
             return None, (f"{name} doesn't go off at the weekend ({reminder.series.describe()}),"
                           " nothing to change"), Outcome.DONE
-        current, skipped = reminder, 0
-        while (current.status == "pending" and skipped < _MOST_SKIPPED
-               and current.fire_at.astimezone(now.tzinfo).date() in weekend):
-            current = self.ctx.reminders.skip_next(current.id)
-            skipped += 1
-        if not skipped:
-            said = "don't wake me up on weekends" if reminder.kind == "alarm" else (
-                "not at weekends")
-            return None, (
-                f"I can only skip the next times {name} goes off, and the next is "
-                f"{_at(spoken_time(reminder.fire_at, now))}, before the weekend. To stop it "
-                f"every weekend, say \"{said}\". Nothing was changed"), Outcome.DONE
+        # Its occurrences this weekend, taken out of the series: the next ones, or ones
+        # further on (kept as skips; it could only skip the next ones).
+        coming = tuple(t for day in sorted(weekend) for t in reminder.series.on(day)
+                       if t > now)[:_MOST_SKIPPED]
+        if not coming:
+            return None, (f"{name} doesn't go off this weekend ({reminder.series.describe()}),"
+                          " nothing to change"), Outcome.DONE
+        current = self.ctx.reminders.skip_on(reminder.id, coming)
         self.ctx.on_reminders_changed()
         self.finder.set_focus(session, current)
         return current, f"{name} won't go off this weekend", Outcome.DONE
@@ -302,13 +297,6 @@ class ReminderDays:
 
 # At most this many occurrences are skipped for one weekend (an hourly one has 48).
 _MOST_SKIPPED = 24 * 60
-
-
-def _name(reminder: Reminder) -> str:
-    """'your alarm', 'the reminder to stretch'."""
-    if reminder.kind == "alarm" or not (said := about(reminder.text)):
-        return f"your {reminder.kind}"
-    return f"the reminder {said}"
 
 
 def _capital(text: str) -> str:

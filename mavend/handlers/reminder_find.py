@@ -55,6 +55,13 @@ def label(reminder: Reminder) -> str:
     return to_second_person(reminder.text, starts_sentence=False)
 
 
+def owned_name(reminder: Reminder) -> str:
+    """'your alarm', 'the reminder to stretch'."""
+    if reminder.kind == "alarm" or not (said := about(reminder.text)):
+        return f"your {reminder.kind}"
+    return f"the reminder {said}"
+
+
 # A task said as a whole clause: "i have a meeting", "my passport expires in march".
 _CLAUSE = re.compile(
     r"^(?:(?:i|i'm|i've|i'll|we|we're|we've)\s+\S+\s+\S"
@@ -94,7 +101,10 @@ def described(reminder: Reminder, now: datetime) -> str:
         return f"{label(reminder)} (paused, {human_duration(reminder.paused_left)} left)"
     when = spoken_time(reminder.fire_at, now)
     if reminder.series is not None:
-        return f"{label(reminder)}, {reminder.series.describe()}, next at {when}"
+        days = sorted({t.astimezone(now.tzinfo).date() for t in reminder.series.skips if t > now})
+        skipped = [f"{d:%A} {d.day} {d:%B}" for d in days]
+        but = f" (not on {' or '.join(skipped[:3])})" if skipped else ""
+        return f"{label(reminder)}, {reminder.series.describe()}{but}, next at {when}"
     if reminder.act is not None:  # a scheduled act: not a thing to do, a thing mavend does
         return f"{label(reminder)} at {when} (I'll do that myself)"
     return f"{label(reminder)} at {when}"

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import cached_property
 
-from dateutil.rrule import rrule, rrulestr
+from dateutil.rrule import rrule, rruleset, rrulestr
 
+# The most occurrences read off one day (one every minute is 1,440).
+MAX_ON_A_DAY = 24 * 60
 WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTH_NAMES = (
@@ -26,14 +28,40 @@ MONTH_NAMES = (
 class Series:
     rule: str  # "FREQ=WEEKLY;BYDAY=MO;UNTIL=20261224T225959Z"
     start: datetime  # the first occurrence, aware, in the user's zone
+    # Occurrences taken out one by one (RFC 5545 EXDATE): "not on friday", "not this
+    # weekend" said of a series whose next time is before them.
+    skips: tuple[datetime, ...] = ()
 
     @classmethod
-    def of(cls, rule: str, start: datetime, tz: tzinfo) -> Series:
-        return cls(rule, start.astimezone(tz))
+    def of(cls, rule: str, start: datetime, tz: tzinfo,
+           skips: tuple[datetime, ...] = ()) -> Series:
+        return cls(rule, start.astimezone(tz), tuple(s.astimezone(tz) for s in skips))
 
     @cached_property
-    def _rrule(self) -> rrule:
-        return rrulestr(self.rule, dtstart=self.start)  # type: ignore[return-value]
+    def _rrule(self) -> rrule | rruleset:
+        rule: rrule = rrulestr(self.rule, dtstart=self.start)  # type: ignore[assignment]
+        if not self.skips:
+            return rule
+        both = rruleset()
+        both.rrule(rule)
+        for skipped in self.skips:
+            both.exdate(skipped)
+        return both
+
+    def without(self, occurrences: tuple[datetime, ...]) -> Series:
+        """The same series with `occurrences` taken out too."""
+        kept = tuple(sorted(set(self.skips) | set(occurrences)))
+        return Series(self.rule, self.start, kept)
+
+    def on(self, day: date) -> tuple[datetime, ...]:
+        """Its occurrences on `day` (in its zone), in order."""
+        tz = self.start.tzinfo
+        begin = datetime.combine(day, time(0), tzinfo=tz)
+        found, moment = [], begin - timedelta(microseconds=1)
+        while (moment := self._rrule.after(moment, inc=False)) is not None and (
+                moment.date() == day) and len(found) < MAX_ON_A_DAY:
+            found.append(moment)
+        return tuple(found)
 
     def after(self, moment: datetime) -> datetime | None:
         """The first occurrence strictly after `moment`; None when the series has ended."""
@@ -75,7 +103,7 @@ class Series:
         if parts.get("FREQ") == "DAILY" and not parts.get("BYHOUR"):
             parts["FREQ"] = "WEEKLY"
         parts["BYDAY"] = ordered
-        return Series(rule_text(parts), self.start)
+        return Series(rule_text(parts), self.start, self.skips)
 
 
 def rule_text(parts: dict[str, str]) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from mavend.errors import MavendError, NotFoundError
 from mavend.recurrence import Series
-from mavend.scheduler.edits import ReminderEdits
+from mavend.scheduler.edits import ReminderEdits, skips_text
 from mavend.scheduler.reminder import ACT_KIND, Firing, Reminder, ScheduledAct, Status
 from mavend.state.store import Store, iso, parse_iso
 
@@ -41,7 +41,7 @@ class ReminderBook(ReminderEdits):
 
     _COLUMNS = (
         "r.id, r.text, r.kind, r.fire_at, r.status, r.snoozes, r.created_at, r.origin,"
-        " r.rule, r.rule_start, r.name, r.paused_left, r.act"
+        " r.rule, r.rule_start, r.rule_skips, r.name, r.paused_left, r.act"
     )
 
     def __init__(self, store: Store, tz: tzinfo):
@@ -88,11 +88,13 @@ class ReminderBook(ReminderEdits):
     ) -> Reminder:
         cursor = conn.execute(
             "INSERT INTO reminders (text, kind, fire_at, fire_ts, tz, created_at, origin,"
-            " rule, rule_start, name, snoozes, act) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " rule, rule_start, rule_skips, name, snoozes, act)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 text, kind, iso(fire_at), fire_at.timestamp(), _tz_name(self.tz), iso(now),
                 origin, series.rule if series else None,
-                iso(series.start) if series else None, name, snoozes,
+                iso(series.start) if series else None,
+                skips_text(series.skips) if series else None, name, snoozes,
                 act.dumps() if act else None,
             ),
         )
@@ -121,7 +123,7 @@ class ReminderBook(ReminderEdits):
     # What an edit changes ("move it to 6", "pause the pasta timer", "snooze that"): the
     # columns an undo puts back as they were.
     EDITED = ("text", "fire_at", "fire_ts", "status", "snoozes", "name", "paused_left",
-              "rule", "rule_start")  # fmt: skip
+              "rule", "rule_start", "rule_skips")  # fmt: skip
 
     def snapshots(self) -> dict[int, dict[str, Any]]:
         """Every pending reminder's edited columns, by id (before and after a command)."""
@@ -399,7 +401,8 @@ class ReminderBook(ReminderEdits):
     def _reminder(self, row: sqlite3.Row) -> Reminder:
         series = None
         if row["rule"] and row["rule_start"]:
-            series = Series.of(row["rule"], parse_iso(row["rule_start"]), self.tz)
+            skips = tuple(parse_iso(t) for t in (row["rule_skips"] or "").split())
+            series = Series.of(row["rule"], parse_iso(row["rule_start"]), self.tz, skips)
         return Reminder(
             id=row["id"],
             text=row["text"],

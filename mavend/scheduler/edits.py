@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mavend.errors import MavendError
 from mavend.recurrence.rule import WEEKDAY_CODES
+from mavend.state.store import iso
 
 if TYPE_CHECKING:
     from mavend.recurrence import Series
@@ -32,6 +33,11 @@ def check_text(text: str) -> str:
             f" {MAX_TEXT_CHARS}, so say it shorter."
         )
     return cleaned
+
+
+def skips_text(skips: tuple[datetime, ...]) -> str | None:
+    """A series' skipped occurrences as stored (space-separated ISO 8601); None: none."""
+    return " ".join(iso(s) for s in skips) or None
 
 
 class ReminderEdits:
@@ -85,6 +91,25 @@ class ReminderEdits:
             conn.execute("UPDATE reminders SET status = 'cancelled' WHERE id = ?", (reminder.id,))
         else:
             self._set_fire_at(conn, reminder.id, nxt)  # type: ignore[attr-defined]
+
+    def skip_on(self, reminder_id: int, occurrences: tuple[datetime, ...]) -> Reminder:
+        """A series without `occurrences` (each one of its own, later than now): kept as
+        skips, and the next one moved on when it is among them."""
+        with self.store.write("skipping occurrences") as conn:
+            reminder = self._editable(conn, reminder_id)
+            if reminder.series is None:
+                raise MavendError("that reminder does not repeat; cancel it instead")
+            series = reminder.series.without(occurrences)
+            conn.execute("UPDATE reminders SET rule_skips = ? WHERE id = ?",
+                         (skips_text(series.skips), reminder_id))
+            if reminder.status == "pending" and reminder.fire_at in occurrences:
+                nxt = series.after(reminder.fire_at)
+                if nxt is None:
+                    conn.execute("UPDATE reminders SET status = 'cancelled' WHERE id = ?",
+                                 (reminder_id,))
+                else:
+                    self._set_fire_at(conn, reminder_id, nxt)  # type: ignore[attr-defined]
+            return self._get(conn, reminder_id)  # type: ignore[attr-defined]
 
     def keep_days(self, reminder_id: int, series: Series, *, now: datetime) -> Reminder:
         """A series on other days of the week (`Series.on_days`): its rule replaced, and

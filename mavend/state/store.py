@@ -266,6 +266,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE reminders ADD COLUMN act TEXT",
         "ALTER TABLE firings ADD COLUMN act_result TEXT",
     ),
+    # 12: occurrences of a series taken out one by one ("turn off my alarm on friday",
+    # "... for the weekend" said midweek): RFC 5545 EXDATEs, ISO 8601 in the user's zone,
+    # space-separated; NULL: none.
+    ("ALTER TABLE reminders ADD COLUMN rule_skips TEXT",),
 )
 
 
