@@ -35,7 +35,7 @@ from mavend.handlers.forget import ForgetCommand, ForgetHandler, parse_forget
 from mavend.handlers.note import NoteHandler
 from mavend.handlers.query import QueryHandler
 from mavend.handlers.reminder import ReminderCommand, ReminderHandler, parse_command
-from mavend.handlers.reminder_commands import NO_LONGER_TAIL
+from mavend.handlers.reminder_cancels import NO_LONGER_TAIL
 from mavend.handlers.reminder_days import DaysCommand
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs

@@ -32,9 +32,9 @@ from mavend.handlers.common import (
 from mavend.handlers.confirm import Confirmations
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_anchors import ReminderAnchors
+from mavend.handlers.reminder_cancels import ONE_DAY
 from mavend.handlers.reminder_changes import set_change, stated_day, stated_time, table_changes
 from mavend.handlers.reminder_commands import (
-    ONE_DAY,
     ReminderCommand,
     another_one,
     bare_minutes,

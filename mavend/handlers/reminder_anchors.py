@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 
 from mavend.handlers.common import HandlerContext
 from mavend.handlers.own_dates import OwnDates
-from mavend.handlers.reminder_commands import duration_of
 from mavend.handlers.reminder_find import ReminderFinder
+from mavend.handlers.reminder_words import duration_of
 from mavend.language.reminder_kinds import TIMER
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize

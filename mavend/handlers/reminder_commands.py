@@ -12,25 +12,24 @@ time. What the words point at (`target`) is found by the handler, in the table.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 
+from mavend.handlers.reminder_cancels import CANCEL, NEXT_ONLY, parse_cancel
 from mavend.handlers.reminder_commands_ru import as_english
+from mavend.handlers.reminder_words import EPOCH as _EPOCH
+from mavend.handlers.reminder_words import NOUN as _NOUN
+from mavend.handlers.reminder_words import POLITE as _POLITE
+from mavend.handlers.reminder_words import PRONOUN as _PRONOUN
+from mavend.handlers.reminder_words import ReminderCommand, duration_of
+from mavend.handlers.reminder_words import has_noun as _has_noun
+from mavend.handlers.reminder_words import is_pronoun as _is_pronoun
+from mavend.handlers.reminder_words import kind_of as _kind
+from mavend.handlers.reminder_words import target_of as _target
 from mavend.language.timeparse import resolve_time
 from mavend.router.grammar import normalize
 from mavend.router.slots import parse_number
 
-_NOUN = r"(?:reminders?|timers?|alarms?|ones?)"
-_PRONOUN = r"(?:it|(?:that|this)(?: one| reminder| timer| alarm)?)"
-# Said before the command: hesitations, "please", "could you" ("um could you please ...").
-_POLITE = (
-    r"^(?:(?:um|uh|er|erm|so|oh|ok|okay|hey|right|actually|and|now) )*"
-    r"(?:(?:can|could|would) you |will you )?(?:please |just )?"
-)
-# Verbs whose "it" / "that" may be something else ("stop that", "skip that" song).
-_OWN_PRONOUN = re.compile(
-    r"cancel|delete|remove|get rid of|scrap|erase|forget about|drop|bin|ditch"
-)
 _STATE = r"(?: pending| upcoming| running)"
 _LIST = re.compile(
     rf"^(?:(?:list|show|read|tell me)(?: me)?(?: all)?(?: of)?(?: my| the)?{_STATE}? "
@@ -38,11 +37,6 @@ _LIST = re.compile(
     rf"(?:what are|which are) (?:my|the){_STATE}? {_NOUN}|(?:do i have|are there) "
     rf"any {_NOUN}(?: set| running)?)$"
 )
-_CANCEL_VERB = (
-    r"(?:cancel|delete|remove|clear|clear out|drop|turn off|stop|get rid of|scrap|kill|"
-    r"forget about|erase|bin|ditch|switch off|wipe|wipe out|purge|throw away|trash)"
-)
-_CANCEL = re.compile(rf"{_POLITE}(?P<verb>{_CANCEL_VERB}|skip) (?P<rest>.+)$")
 _SNOOZE = re.compile(
     rf"{_POLITE}snooze(?: (?:{_PRONOUN}|(?:my|the|that) (?:\w+ )?{_NOUN}))?"
     r"(?: (?:for|by|another|for another|a further))?(?: (?P<amount>.+?))?(?: more)?$"
@@ -133,14 +127,6 @@ _LEFT = re.compile(
     r"(?:when(?:'s| is| s)|what time is|what's|what is) (?P<next>(?:my|the) next "
     r"(?:reminder|alarm|timer))(?: set for| for| due)?$"
 )
-# "the dentist reminder, delete it": the reference first, the verb and "it" after it.
-_THEN_IT = re.compile(
-    r"^(?P<pre>.+?) (?:so |just |please )*(?:cancel|delete|remove|get rid of|scrap|bin|drop) "
-    r"(?:it|that|that one|this one)(?: please)?$"
-)
-_NO_LONGER = re.compile(
-    r"\b(?:i )?(?:don'?t|do not|no longer) (?:need|want)\b|\b(?:any ?more|any longer)\b"
-)
 # "actually make that 11", "make it half past four": the one in focus, at that time.
 _MAKE_IT = re.compile(rf"{_POLITE}(?:no |sorry |wait )*make (?:it|that) (?P<when>.+)$")
 # "make it 2 degrees cooler", "make it 50 percent": a value for a device, not a time.
@@ -148,70 +134,6 @@ _A_VALUE = re.compile(
     r"\b(?:degrees?|percent|per cent|warmer|cooler|colder|hotter|brighter|dimmer|darker"
     r"|louder|quieter|lighter)\b|%"
 )
-_EVERYTHING = re.compile(r"^(?:all|every|each)(?: of)?(?: my| the| those| these)? ")
-_NEXT_ONLY = re.compile(r"\b(?:just|only)\b|\bthe next\b|\bnext\b|\bthis week'?s?\b")
-# A fixed instant to read durations against ("8 minutes" means the same at any time).
-_EPOCH = datetime(2001, 1, 1, 12, tzinfo=UTC)
-
-
-@dataclass(frozen=True)
-class ReminderCommand:
-    # list | cancel | skip | snooze | move | shift | rename | timer | pause | resume
-    # | add_time | left
-    action: str
-    what: str = ""  # the words that point at one ("the dentist reminder", "my 3 o'clock one")
-    everything: bool = False  # "all my timers", "clear my reminders"
-    kind: str = ""  # "timer" | "alarm" | "reminder" when one was named; "" any
-    minutes: float | None = None  # snooze length
-    pronoun: bool = False  # "it", "that": the one in focus
-    when: str = ""  # move: the new time, as said ("friday at 10")
-    seconds: float = 0.0  # shift / add_time: signed; timer: its length
-    text: str = ""  # rename: the new words; timer: its name
-    next_only: bool = False  # "just the next", "skip": one occurrence of a series
-    day: str = ""  # cancel / skip: the day said ("tomorrow", "on friday"): that occurrence
-    more: tuple[ReminderCommand, ...] = ()  # timer: others said in the same breath
-
-
-def duration_of(phrase: str) -> timedelta | None:
-    """'8 minutes', 'an hour', 'half an hour' -> the span; None when it is none."""
-    phrase = phrase.strip()
-    if not phrase:
-        return None
-    found = resolve_time(phrase if re.match(r"^(?:in|for) ", phrase) else f"for {phrase}", _EPOCH)
-    if found is None or found.duration is None or found.duration.total_seconds() <= 0:
-        return None
-
-    def bare(text: str) -> str:
-        return re.sub(r"^(?:for|in) ", "", " ".join(text.lower().split()))
-
-    # The whole phrase must be the span ("reminder half an hour" is no length).
-    return found.duration if bare(found.phrase) == bare(phrase) else None
-
-
-def _kind(words: str) -> str:
-    if re.search(r"\btimers?\b", words):
-        return "timer"
-    if re.search(r"\balarms?\b", words):
-        return "alarm"
-    if re.search(r"\breminders?\b", words):
-        return "reminder"
-    return ""
-
-
-def _is_pronoun(words: str) -> bool:
-    return re.fullmatch(_PRONOUN + r"(?: one)?", words) is not None
-
-
-def _has_noun(words: str) -> bool:
-    return re.search(rf"\b{_NOUN}\b", words) is not None
-
-
-def _target(words: str) -> tuple[str, bool, str]:
-    """(what, pronoun, kind) for the words that point at a reminder."""
-    words = words.strip()
-    return words, _is_pronoun(words), _kind(words)
-
-
 def parse_command(text: str) -> ReminderCommand | None:
     """A spoken reminder-management command, or None. Exact patterns only."""
     said = re.sub(r"(?: (?:please|thanks|thank you))+$", "", normalize(text))
@@ -220,7 +142,7 @@ def parse_command(text: str) -> ReminderCommand | None:
     said = as_english(said) or said  # a Russian command, as the English one it stands for
     if _LIST.match(said):
         return ReminderCommand("list", kind=_kind(said))
-    for parse in (_timer, _snooze, _rename, _timer_edits, _cancel, _left, _move):
+    for parse in (_timer, _snooze, _rename, _timer_edits, parse_cancel, _left, _move):
         command = parse(said)
         if command is not None:
             return command
@@ -280,11 +202,11 @@ def parse_loose(text: str) -> ReminderCommand | None:
     asked = re.sub(r"^(how (?:long|much longer)) (on|for) ", r"\1 left \2 ", said)
     if (m := _LEFT.match(asked)) and (target := (m["target"] or m["until"] or "").strip()):
         return ReminderCommand("left", what=target)
-    if (m := _CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
+    if (m := CANCEL.match(said)) and not _is_pronoun(m["rest"].strip()):
         rest = m["rest"].strip()
         if re.match(r"(?:me |a |an )", rest):
             return None  # "remind me ...", "cancel a ..." are no reference to one set
-        next_only = m["verb"] == "skip" or bool(_NEXT_ONLY.search(rest))
+        next_only = m["verb"] == "skip" or bool(NEXT_ONLY.search(rest))
         return ReminderCommand("skip" if next_only else "cancel", what=rest, next_only=next_only)
     return None
 
@@ -341,95 +263,6 @@ def _rename(said: str) -> ReminderCommand | None:
             return ReminderCommand("rename", what=what, pronoun=pronoun, kind=kind,
                                    text=m["text"].strip())
     return None
-
-
-# "stop reminding me about the bins", "you can stop reminding me to water the plants",
-# "no more reminders about the bins": that reminder (or series) cancelled.
-# Said after the reminder it ends ("... about the bins anymore"): no part of its name.
-NO_LONGER_TAIL = r"(?: any ?more| any longer| from now on| ever again| again)?$"
-_STOP_REMINDING = re.compile(
-    rf"{_POLITE}(?:(?:you can |please )?(?:stop|quit) reminding me|no more reminders?|"
-    r"(?:don't|dont|do not) remind me) (?:about |to |of |for |that )?(?P<what>.+?)"
-    + NO_LONGER_TAIL
-)
-
-
-# "no more bin reminders", "i don't need the plant reminder anymore", "never mind the
-# dentist reminder": one named by its reminder word (a bare "never mind" withdraws the turn).
-# With a day ("i don't need my alarm on friday", "no alarm tomorrow please"): that day's
-# (it set an alarm named "i dont need my alarm" for Friday).
-_ON_A_DAY = (r"(?: (?:on |for )?(?P<day>today|tonight|tomorrow(?: morning)?|(?:this (?:coming )?)?"
-             r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?: morning)?))")
-_NO_NEED = re.compile(
-    rf"{_POLITE}(?:no more (?P<more>.+? {_NOUN})|(?:i|we) (?:don'?t|do not|no longer) need "
-    rf"(?P<need>.+? {_NOUN}){_ON_A_DAY}?(?: any ?more| any longer| now| after all)?"
-    rf"|(?:never mind|forget) (?P<mind>.+? {_NOUN})"
-    rf"|no (?P<no>alarm){_ON_A_DAY.replace('?P<day>', '?P<day2>')}(?: please| thanks)?)$"
-)
-
-
-# Everything at once, named by no kind (a bare "cancel" is the system's: the question
-# asked, or nothing). Asked about first, like any bulk cancel.
-_ALL_OF_IT = re.compile(
-    rf"{_POLITE}(?:cancel|delete|remove|scrap|get rid of|clear) (?:absolutely )?"
-    r"(?:everything|it all|all of (?:it|them)|all (?:of )?(?:that|those|these)|the lot)"
-    r"(?: (?:i(?: have|'ve|ve)? set|i have|that'?s set|set|pending|for (?:today|now)))?$"
-)
-
-
-def _cancel(said: str) -> ReminderCommand | None:
-    if (stop := _STOP_REMINDING.match(said)) and not _is_pronoun(stop["what"]):
-        what = stop["what"]
-        return ReminderCommand("cancel", what=what, kind=_kind(what))
-    if (unneeded := _NO_NEED.match(said)) is not None:
-        what = unneeded["more"] or unneeded["need"] or unneeded["mind"] or unneeded["no"]
-        day = unneeded["day"] or unneeded["day2"] or ""
-        if _is_pronoun(what):  # "i don't need that reminder anymore"
-            return ReminderCommand("cancel", pronoun=True, day=day)
-        return ReminderCommand("cancel", what=f"{what} {day}".strip(), kind=_kind(what), day=day)
-    if (then := _THEN_IT.match(said)) and _has_noun(then["pre"]):
-        what = " ".join(_NO_LONGER.sub(" ", then["pre"]).split())
-        return ReminderCommand("cancel", what=what, kind=_kind(what))
-    if _ALL_OF_IT.match(said):  # "cancel everything": every timer, alarm and reminder
-        return ReminderCommand("cancel", everything=True)
-    m = _CANCEL.match(said)
-    if m is None:
-        return None
-    rest = m["rest"].strip()
-    skip = m["verb"] == "skip"
-    everything = bool(_EVERYTHING.match(rest))
-    if everything:
-        rest = _EVERYTHING.sub("", rest)
-    if _is_pronoun(rest):
-        if not _OWN_PRONOUN.fullmatch(m["verb"]):
-            return None  # "stop that", "skip that": the system's or the music's
-        return ReminderCommand("cancel", pronoun=True)
-    if not _has_noun(rest):
-        return None
-    kind = _kind(rest)
-    # "clear my reminders", "delete the timers": a plural with nothing else is all of them.
-    bare_plural = re.fullmatch(r"(?:my |the |those |these |our )?(?:reminders|timers|alarms)", rest)
-    next_only = skip or bool(_NEXT_ONLY.search(rest))
-    # "turn off my alarm for tomorrow": that day's, not the series (it was cancelled). The
-    # day stays in `what` too: it tells "friday's dentist reminder" from tomorrow's.
-    named = None if everything or bare_plural else ONE_DAY.search(rest)
-    day = named["day"] if named else ""
-    what = rest if not (everything or bare_plural) else ""
-    return ReminderCommand(
-        "skip" if next_only else "cancel",
-        what=what,
-        everything=everything or bool(bare_plural),
-        kind=kind,
-        next_only=next_only,
-        day=day,
-    )
-
-
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
-ONE_DAY = re.compile(
-    rf"\s*\b(?:for|on)?\s*(?P<day>today|tonight|tomorrow(?: morning| night)?|this morning"
-    rf"|(?:this (?:coming )?)?{_WEEKDAY}(?: morning| night)?)(?:'?s)?\b"
-)
 
 
 def _timer_edits(said: str) -> ReminderCommand | None:

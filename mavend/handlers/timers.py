@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from mavend.errors import MavendError
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_duration
-from mavend.handlers.reminder_commands import ReminderCommand
 from mavend.handlers.reminder_find import described, label, of_kind, which_one
+from mavend.handlers.reminder_words import ReminderCommand
 from mavend.language.timeparse import find_time
 from mavend.scheduler import Reminder
 from mavend.scheduler.edits import check_text
