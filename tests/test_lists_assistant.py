@@ -289,3 +289,23 @@ def test_a_reminder_said_after_an_add_names_the_things_added(
     with sqlite3.connect(settings.storage.database_path()) as conn:
         rows = conn.execute("SELECT text, fire_at FROM reminders").fetchall()
     assert rows == [(task, "2026-12-03T17:00:00+01:00")]
+
+
+def test_an_item_said_by_its_place_and_a_did_i_add_question(tmp_path: Path) -> None:
+    """ "remove the last item" said "Not on your shopping list: last item."; "did i put
+    toilet paper on the list" was a question about notes ("I have nothing stored")."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    db = settings.storage.database_path()
+    a.handle_text("add toilet paper, milk and eggs to the shopping list")
+    asked = a.handle_text("did i put toilet paper on the list").reply
+    assert asked.text == "Yes, toilet paper is on your shopping list.", asked.text
+    assert a.handle_text("have we added bread to the shopping list").reply.text == (
+        "No, bread isn't on your shopping list.")
+    a.handle_text("what's on the shopping list")
+    removed = a.handle_text("remove the last item").reply
+    assert removed.text == "Took eggs off your shopping list.", removed.text
+    a.handle_text("tick off the first one")
+    assert _items(db) == [("shopping", "toilet paper", 1), ("shopping", "milk", 0)]
+    kept = a.handle_text("take the fifth item off the shopping list").reply
+    assert _items(db) == [("shopping", "toilet paper", 1), ("shopping", "milk", 0)], kept.text

@@ -17,7 +17,7 @@ from mavend.handlers.confirm import Confirmations
 from mavend.home.todo import HomeList
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
 from mavend.lists.items import clean_text, core_of, make_item, make_key
-from mavend.lists.match import find
+from mavend.lists.match import by_place, find
 from mavend.lists.names import DEFAULT_LIST, SHOPPING, TODO, canonical_name, spoken_name
 from mavend.lists.parse import ListCommand
 from mavend.replies import Change
@@ -143,6 +143,11 @@ class ListHandler:
         missing: list[str] = []
         for said in cmd.items:
             pool = _pool(items, cmd.action)
+            if (placed := by_place(pool, said)) is not None:
+                # "take the last one off", "tick off the first item": by where it is
+                if placed not in chosen:
+                    chosen.append(placed)
+                continue
             found = find(pool, make_key(said), core_of(make_key(said)))
             if found.ambiguous:
                 options = human_list([c.text for c in found.candidates], conjunction="or")

@@ -10,6 +10,7 @@ More than one candidate at a step is ambiguous: the caller asks which and change
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
@@ -85,3 +86,22 @@ def _close_word(x: str, y: str) -> bool:
     if min(len(x), len(y)) < MIN_FUZZY_WORD or x[0] != y[0]:
         return False
     return fuzz.ratio(x, y) >= WORD_SIMILARITY
+
+
+# An item said by where it is: "the last item", "the first one", "the last thing i added".
+_PLACE = re.compile(
+    r"^(?:the\s+)?(?P<which>first|second|third|last|final|top|bottom|latest|newest)\s+"
+    r"(?:item|one|thing|entry)(?:\s+(?:i|we)\s+(?:added|put on|put in|wrote down))?$"
+)
+_PLACES = {"first": 0, "top": 0, "second": 1, "third": 2, "last": -1, "final": -1,
+           "bottom": -1, "latest": -1, "newest": -1}
+
+
+def by_place(items: Sequence[T], said: str) -> T | None:
+    """The item `said` names by its place on the list (in the order added), or None when
+    the words name no place, or a place the list does not have."""
+    found = _PLACE.match(" ".join(said.lower().split()))
+    if found is None or not items:
+        return None
+    index = _PLACES[found["which"]]
+    return items[index] if -len(items) <= index < len(items) else None

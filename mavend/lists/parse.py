@@ -78,6 +78,11 @@ _WHEN = (
     r"(?:\s+(?:right now|now|at the moment|today|for today|this week|for this week|so far|"
     r"currently|then))?"
 )
+_DID_I_ADD = re.compile(
+    r"^(?:did|have|has)\s+(?:i|we|you|someone|anyone)\s+(?:already\s+)?"
+    r"(?:put|add|added|written|write|wrote)\s+(?P<items>.+?)\s+(?:on|onto|to|in|down on)\s+"
+    + _REF + r"$"
+)
 _ADD_VERB = (
     # Longer first: "write down milk" must not leave "down" in the item.
     r"(?:write down|jot down|pencil in|put down|stick down|pop down|add|put|stick|pop|throw|"
@@ -322,6 +327,10 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
     """A list command in `said`, or None. `utterance` (optional): the raw words with their
     punctuation: a comma there splits items ("eggs, milk and bread") where `said` has none."""
     text = _strip(normalize(said))
+    if (added := _DID_I_ADD.match(text)) and (name := _name(added.groupdict())) is not None:
+        # "did i put toilet paper on the list": a question about the list, though "did i"
+        # is otherwise the facts' ("did i take my pill")
+        return _command("read", name, added, utterance or said)
     if not text or _OTHER_ROOM.search(text):
         return None
     if (but := _BUT_NOT.match(text)) and (kept := parse_list_command(but["said"])) is not None \
