@@ -5,9 +5,11 @@
     answers.recognize("whats 17 times 23")            # "calc" (cheap: regular expressions)
     answers.answer("whats 17 times 23", now).text     # "That's 391."
 
-Eleven skills, tried in this order (the first whose shape the text has takes it):
+Twelve skills, tried in this order (the first whose shape the text has takes it):
     countries  a country's capital, currency, continent, size, people, dialling code,
            neighbours, from GeoNames' table; a city's population (countries.py)
+    sky    sunrise, sunset, dawn and dusk at home ([place]), the moon's phase, the next
+           full or new moon, with astral (sky.py)
     live   weather from [weather] (Home Assistant or Open-Meteo); news, scores, prices,
            exchange rates, traffic, opening hours, flights, TV: "no source"
     chance a coin, dice, a number or one of a few things, drawn (chance.py)
@@ -42,6 +44,7 @@ from mavend.answers import (
     dates,
     live,
     numberfacts,
+    sky,
     spelling,
     units,
     yearfacts,
@@ -77,6 +80,9 @@ class Answers:
         skill, question = parsed
         if skill == "live":
             return live.answer(question, now, self.settings.weather, self.settings.homeassistant)
+        if skill == "sky":  # worked out for where home is; the moon for anywhere
+            place = self.settings.place if self.settings.place.known else self.settings.weather
+            return sky.answer(question, now, place.latitude, place.longitude)  # type: ignore[arg-type]
         if skill == "chance":
             return chance.answer(question)
         if skill == "ages":
@@ -111,6 +117,9 @@ class Answers:
         # before live: "what currency do they use in japan" is no exchange rate
         if (question := countries.parse(said.plain)) is not None:
             return "countries", question
+        # before live: the sun's times are worked out, not looked up (a model said "19:38 PM")
+        if (question := sky.parse(said.plain, now.date())) is not None:
+            return "sky", question
         if (question := live.parse(said.plain, now.date())) is not None:
             return "live", question
         if (question := chance.parse(said)) is not None:

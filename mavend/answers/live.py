@@ -80,10 +80,6 @@ _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
          r"|present |new |sitting )?(?:president|prime minister|pm|chancellor|premier|king|queen"
          r"|monarch|pope|mayor|governor|first minister|taoiseach|ceo|head of state|leader|"
          r"secretary general|speaker of the house)\b(?!.*\b(?:in|of) (?:1[0-9]|20[01])\d{2}\b)"),
-        # Computable from a place, but mavend is told none: a model said "19:38 PM".
-        ("sunrise and sunset times", r"\b(?:sunrise|sunset|sun ?rise|sun ?set|sundown|sun up"
-         r"|first light|daybreak)\b|\bwhen (?:does|will) (?:the )?sun (?:rise|set|come up|go down)"
-         r"|\bwhen (?:does|will) it get (?:dark|light)\b"),
     )
 )
 _COMMAND = re.compile(

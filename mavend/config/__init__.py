@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError, model_validator
 
 from mavend import paths
 from mavend.config.acts import ActKind, ActSlot, ActSpec, ActsSettings, SlotKind
-from mavend.config.answers import WeatherSettings
+from mavend.config.answers import PlaceSettings, WeatherSettings
 from mavend.config.base import Name, NonNegative, Positive, Probability, SpokenName, _settings, log
 from mavend.config.devices import with_device_acts
 from mavend.config.home import DeviceSpec, FloorSpec, HomeAssistantSettings, MqttSettings
@@ -54,7 +54,7 @@ __all__ = [
     "ActKind", "ActSlot", "ActSpec", "ActsSettings", "AudioSettings", "ConversationSettings",
     "DeviceSpec", "EarconSettings", "EndpointSettings", "FloorSpec", "HomeAssistantSettings",
     "LlmSettings", "LoggingSettings", "MemorySettings", "ModelSettings", "MqttSettings",
-    "Name", "NonNegative", "NotificationSettings", "Positive", "Probability",
+    "Name", "NonNegative", "NotificationSettings", "PlaceSettings", "Positive", "Probability",
     "ReminderSettings", "RouterSettings", "SatelliteSpec", "Settings", "SlotKind",
     "SpokenName", "StorageSettings", "SttSettings", "TtsSettings", "VoicesSettings",
     "WakeWordSettings", "WeatherSettings", "WebSettings", "WyomingSettings", "load_settings",
@@ -74,6 +74,7 @@ class Settings:
     mqtt: MqttSettings = field(default_factory=MqttSettings)
     homeassistant: HomeAssistantSettings = field(default_factory=HomeAssistantSettings)
     weather: WeatherSettings = field(default_factory=WeatherSettings)
+    place: PlaceSettings = field(default_factory=PlaceSettings)
     devices: tuple[DeviceSpec, ...] = ()
     floors: tuple[FloorSpec, ...] = ()
     satellites: tuple[SatelliteSpec, ...] = ()

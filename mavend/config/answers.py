@@ -1,4 +1,5 @@
-"""The answers room's live sources: where the weather comes from (mavend/answers)."""
+"""The answers room's sources: where the weather comes from, and where home is (the sun's
+times are worked out for it, mavend/answers/sky.py)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,17 @@ class WeatherSettings:
                 raise ValueError('source = "open-meteo" needs `latitude` and `longitude` '
                                  "(your home's)")
         return self
+
+
+@_settings
+class PlaceSettings:
+    """Where home is, for what is worked out from it (sunrise, sunset) and never sent
+    anywhere. Both 0: not set, and mavend says it does not know where home is ([weather]
+    latitude and longitude are used when only they are set)."""
+
+    latitude: float = Field(default=0.0, ge=-90.0, le=90.0)
+    longitude: float = Field(default=0.0, ge=-180.0, le=180.0)
+
+    @property
+    def known(self) -> bool:
+        return not (self.latitude == 0.0 and self.longitude == 0.0)
