@@ -284,6 +284,25 @@ def test_how_long_ago(answers: Answers) -> None:
     assert reply.data["date"] == "2025-12-25"
 
 
+@pytest.mark.parametrize(("question", "said"), [
+    ("how long ago was 1989", "1989 was 37 years ago."),
+    ("how many years ago was 1969", "1969 was 57 years ago."),
+    ("how many years since the year 1066", "1066 was 960 years ago."),
+    ("how many years until 2030", "2030 is 4 years away: it starts on 1 January, in 1126 days."),
+    ("how many years ago was 2026", "That's this year: it's 2026 now."),
+])
+def test_a_year_said_alone_is_counted(answers: Answers, question: str, said: str) -> None:
+    """The date reader needs a day; these went to the model ("I can't answer that
+    reliably")."""
+    assert ask(answers, question).text == said
+
+
+def test_how_long_until_four_digits_is_not_taken_for_a_year(answers: Answers) -> None:
+    """ "how long until 2030" may be half past eight in the evening."""
+    found = answers.answer("how long until 2030", NOW)
+    assert found is None or found.data.get("year") is None
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [

@@ -138,7 +138,7 @@ _FILLER_WORDS = {"the", "on", "of", "this", "year", "coming", "it", "is", "be", 
 
 @dataclass(frozen=True)
 class DateQuestion:
-    kind: str  # "until", "when", "weekday", "since", "offset", "leap", "days_in"
+    kind: str  # "until", "when", "weekday", "since", "offset", "leap", "days_in", "years"
     target: str  # the date as said (plain words), or the span for "offset"
     target_digits: str  # the same with digits
     unit: str = "days"
@@ -151,6 +151,16 @@ _IS_TODAY = re.compile(
 )
 # "is 2027 a leap year", "was 1900 a leap year", "is it a leap year this year", "when is
 # the next leap year": the 0.5B model, asked, said 2027 was divisible by 4.
+# A year said alone: "how long ago was 1989", "how many years until 2030" (the date reader
+# needs a day; the model, asked, guessed).
+# Ahead, only "years" or "the year" make it one: "how long until 2030" may be 20:30.
+_YEARS = re.compile(
+    r"^how (?:(?:long ago|many years ago) (?:was|is) (?:the year )?"
+    r"|(?:many years|long) (?:has it been |is it |have passed |ago was )?since (?:the year )?"
+    r"|many years (?:is it |are there |is there |do we have |left )?(?:until|till|to|before) "
+    r"(?:the year )?|long (?:is it )?(?:until|till|to|before) the year )"
+    r"(?P<year>1[0-9]{3}|20[0-9]{2}|2100)$"
+)
 _LEAP = re.compile(
     r"^(?:is|was|will) (?P<year>\d{4}|it|this year|next year|last year)(?: be)? a leap year"
     r"(?: this year)?$|^(?:when|what) is the (?P<next>next) leap year$"
@@ -199,6 +209,8 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
                                 clock["unit"] or "hours")
     if today := _IS_TODAY.match(numeric):  # "is it the weekend", "is it friday today"
         return DateQuestion("weekday", "today", "today", guess=today["guess"])
+    if years := _YEARS.match(numeric):
+        return DateQuestion("years", years["year"], years["year"], "years")
     if leap := _LEAP.match(numeric):
         return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
     if days := _DAYS_IN.match(numeric):
@@ -321,6 +333,8 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
         return _offset(question, now)
     if question.kind == "leap":
         return _leap(question.target, today)
+    if question.kind == "years":
+        return _years(int(question.target), today)
     if question.kind == "days_in":
         return _days_in(question.target, question.target_digits, today)
     if question.kind == "until_clock":
@@ -363,6 +377,19 @@ def _days_in(month: str, year_said: str, today: date) -> Answer:
         extra = " (29 in a leap year)" if days == 28 else " (a leap year)"
     return Answer(f"{name} {year} has {days} days{extra}.", SKILL,
                   {"month": number, "year": year, "days": days})
+
+
+def _years(year: int, today: date) -> Answer:
+    """A year said alone, counted in whole calendar years from this one."""
+    apart = today.year - year
+    data = {"year": year, "years": apart}
+    if apart > 0:
+        return Answer(f"{year} was {apart} {plural(apart, 'year')} ago.", SKILL, data)
+    if apart < 0:
+        ahead = -apart
+        return Answer(f"{year} is {ahead} {plural(ahead, 'year')} away: it starts on 1 "
+                      f"January, in {(date(year, 1, 1) - today).days} days.", SKILL, data)
+    return Answer(f"That's this year: it's {year} now.", SKILL, data)
 
 
 def _leap(said: str, today: date) -> Answer:
