@@ -47,7 +47,7 @@ from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands, two_questions
-from mavend.router.negation import instead_said, reminder_rewrite, withdrawal
+from mavend.router.negation import instead_said, reminder_rewrite, said_again, withdrawal
 from mavend.router.several import each_time
 from mavend.scheduler import ScheduledAct
 from mavend.state.store import Store
@@ -213,6 +213,8 @@ class Assistant:
         said = self._plain(utterance)
         if (once := said_once(said)) != said:  # the command written twice by the recogniser
             utterance = said = once
+        if fixed := said_again(said, self.ctx.now()):  # "... for ten minutes no fifteen"
+            utterance = said = fixed
         if not said:
             return None, Reply("I didn't catch anything.", Outcome.ASKED)
         # Every handler learns the session: a question asked here is answered only here.

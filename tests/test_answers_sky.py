@@ -83,3 +83,10 @@ def test_through_the_assistant_with_a_place_configured(tmp_path: Path) -> None:
     assert turn.decision.decided_by == "answers:sky", turn.decision
     # said in the household's zone (the kit's is Europe/Berlin): London's 15:51 is 16:51
     assert turn.reply.text == "Sunset today is at 16:51."
+
+
+@pytest.mark.parametrize("said", ["remind me at sunset to shut the hens in",
+                                  "i've got to be up at dawn for fishing"])
+def test_a_request_with_the_sun_in_its_time_is_no_question(said: str) -> None:
+    """ "... up at dawn for fishing make it 4 30" was answered with dawn's time."""
+    assert Answers(Settings(place=HOME), LONDON).recognize(said) is None

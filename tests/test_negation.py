@@ -292,6 +292,13 @@ def test_dont_remind_me_cancels_the_reminder_that_was_set(tmp_path: Path) -> Non
         ("remind me to call dad at 5 pm sorry make that 6", ("call dad", 3 * 3600)),
         # the new length said with its unit: "for" kept (it ran nothing)
         ("set a timer for 5 minutes no wait 10 minutes", ("timer", 10 * 60)),
+        # the number corrected with a bare "no" or "actually" (a timer named "No fifteen"
+        # for 10 minutes; an alarm named "actually 7 30" at 07:00; the vet at 05:00)
+        ("set a timer for ten minutes no fifteen", ("timer", 15 * 60)),
+        ("wake me up at 7 actually 7 30", ("alarm", 16 * 3600 + 30 * 60)),
+        ("set an alarm for 6 sorry 6 15", ("alarm", 15 * 3600 + 15 * 60)),
+        ("remind me at 5 pm no 6 to call the vet", ("call the vet", 3 * 3600)),
+        ("remind me in 10 minutes no 20 minutes to check the oven", ("check the oven", 20 * 60)),
     ],
 )
 def test_a_repair_that_says_only_the_time_again_sets_it(tmp_path, said: str,
@@ -328,3 +335,24 @@ def test_a_repair_with_another_request_still_runs_nothing(tmp_path) -> None:
     a = make_assistant(kit_settings(tmp_path))
     reply = a.handle_text("set a timer for 5 minutes no wait set an alarm").reply
     assert reply.text.startswith("OK, I haven't done anything") and a.ctx.reminders.active() == []
+
+
+@pytest.mark.parametrize("said", ["remind me to buy 2 apples no 3 apples",
+                                  "play track 5 no 6 wait"])
+def test_a_corrected_number_that_makes_no_command_runs_nothing(tmp_path, said: str) -> None:
+    from tests.state_kit import kit_settings, make_assistant
+
+    a = make_assistant(kit_settings(tmp_path))
+    reply = a.handle_text(said).reply
+    assert a.ctx.reminders.active() == [] and a.ctx.acts.runs() == [], reply.text
+
+
+def test_the_last_number_said_again_is_the_commands() -> None:
+    from mavend.router.negation import renumbered
+
+    assert renumbered("set the heating to 20", "21") == "set the heating to 21"
+    assert renumbered("set the volume to 30", "forty") == "set the volume to forty"
+    assert renumbered("turn on the lights", "5") == ""
+    assert renumbered("set the heating to 20", "21 degrees") == "set the heating to 21 degrees"
+    assert renumbered("i got maybe seven", "six hours of sleep") == "i got maybe six hours of sleep"
+    assert renumbered("set the heating to 20", "the bedroom one") == ""

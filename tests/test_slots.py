@@ -139,3 +139,18 @@ def test_a_reminder_said_as_an_obligation_keeps_only_the_task(
     text: str, time_phrase: str, task: str
 ) -> None:
     assert reminder_task(text, time_phrase) == task
+
+
+@pytest.mark.parametrize(
+    ("text", "time_phrase", "task"),
+    [
+        # the task's own last word stays ("shut the hens" and "turn the oven" were kept)
+        ("remind me at sunset to shut the hens in", "at sunset", "shut the hens in"),
+        ("remind me to turn the oven on at 6", "at 6", "turn the oven on"),
+        ("remind me tomorrow to put the bins out", "tomorrow", "put the bins out"),
+        # a preposition the time phrase left behind still goes
+        ("remind me to call mom at five pm", "five pm", "call mom"),
+    ],
+)
+def test_a_word_that_ends_the_task_stays(text: str, time_phrase: str, task: str) -> None:
+    assert reminder_task(text, time_phrase) == task

@@ -63,8 +63,19 @@ class SkyQuestion:
     day: date | None = None  # the sun's: the day asked about
 
 
+# A question, or the thing asked for alone: "remind me at sunset to shut the hens in" and
+# "i've got to be up at dawn" are a reminder and an alarm, with the time in their words.
+_ASKS = re.compile(
+    r"^(?:(?:hey|so|and|ok|okay|please|um|uh)\s+)*(?:what|whats|when|whens|tell me|how|is|are"
+    r"|at what|do you know|can you tell me|could you tell me|sunrise|sunset|dawn|dusk|sundown"
+    r"|first light|moon)\b"
+)
+
+
 def parse(plain: str, today: date) -> SkyQuestion | None:
     """The sky question in `plain` (normalized words), or None."""
+    if not _ASKS.match(plain):
+        return None
     if m := _MOON.search(plain):
         if m["which"]:
             return SkyQuestion("moon_next", m["which"])

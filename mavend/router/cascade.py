@@ -23,7 +23,7 @@ from mavend.router.around import after_reason, said_instead
 from mavend.router.decision import Clarify, Decision, Intent, Slots, Source, Stage
 from mavend.router.gate import UNSUPPORTED_QUESTION, clarify_question, is_fragment
 from mavend.router.grammar import CommandGrammar, GrammarMatch, normalize, strip_politeness
-from mavend.router.negation import retimed, withdrawal
+from mavend.router.negation import retimed, said_again, withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
@@ -181,6 +181,10 @@ class Router:
         trace = RouteTrace()
         now = self.clock()
         started = time.perf_counter()
+        if fixed := said_again(normalize(utterance), now):
+            # "set a timer for ten minutes no fifteen": routed as said the second time
+            log.info("heard %r as %r", utterance, fixed)
+            utterance = fixed
         match = self.grammar.match(utterance)
         trace.timed("grammar", started)
         # A withdrawn or negated command runs nothing, whichever stage would have taken

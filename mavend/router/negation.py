@@ -189,6 +189,14 @@ _INSTEAD = re.compile(
     r"^(?:(?:make|change|set) (?:it|that)(?: to| for)?|i mean|i meant|it should be|rather"
     r"|instead|no)\s+"
 )
+# A number said again at once, after a word that corrects it (the repair's words are
+# at the end of the part before, the new number starts the part after).
+_TIME_FIX = re.compile(
+    r"(?<=\d|[a-z])\s+(?:no|nope|actually|sorry|i mean|or rather|make that|make it)\s+"
+    r"(?=(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty"
+    r"|thirty|forty|fifty|half|quarter|noon|midnight)\b)"
+)
+_BARE_CLOCK = re.compile(r"^(?P<clock>\d{1,2}(?: [0-5]\d)?(?: ?(?:am|pm|a m|p m))?)(?=\s|$)")
 _NUMBER = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
     r"|twenty|thirty|forty|fifty|sixty|ninety|(?:twenty|thirty|forty|fifty) \w+)\b"
@@ -205,18 +213,50 @@ def retimed(first: str, then: str, now: datetime) -> str:
     if not said or old is None or old.phrase not in first:
         return ""
     new = find_time(said, now)
+    rest = ""
+    if new is not None and said.lower().startswith(new.phrase.lower()) and said[
+            len(new.phrase):].startswith(" "):
+        # "at 6 to call the vet": the time, then the rest of the request as said
+        said, rest = said[: len(new.phrase)], said[len(new.phrase):]
+    elif new is None and (bare := _BARE_CLOCK.match(said)):
+        # "6 to call the vet", "7 30": a bare clock said again, and what follows it
+        said, rest = bare["clock"], said[bare.end("clock"):]
     if new is not None and " ".join(new.phrase.lower().split()) == said:
         replacement = new.phrase
         lead = re.match(r"(?:for|in|at|on) ", old.phrase)
         if lead and not re.match(r"(?:for|in|at|on|by) ", replacement):
             replacement = lead.group(0) + replacement  # "for 5 minutes" + "10 minutes"
-    elif _NUMBER.fullmatch(said) and _NUMBER.search(old.phrase):
+    elif (_NUMBER.fullmatch(said) or _BARE_CLOCK.fullmatch(said)) and _NUMBER.search(
+            old.phrase):
         replacement = _NUMBER.sub(said, old.phrase, count=1)  # "10" in "for 5 minutes"
     else:
         return ""
     if old.kind in ("duration",) and new is not None and new.duration is None:
         return ""  # "for 5 minutes" + "at 5": not the same kind of time
-    return first.replace(old.phrase, replacement, 1)
+    return first.replace(old.phrase, replacement, 1) + rest
+
+
+def renumbered(first: str, then: str) -> str:
+    """A self-repair that says the last number again: "set the heating to 20" + "21" ->
+    "set the heating to 21"; "i got seven" + "six hours of sleep" -> "i got six hours of
+    sleep". "" when `then` does not start with a number or `first` ends on none."""
+    said = then.strip()
+    last = re.search(rf"{_NUMBER.pattern}$", first.strip())
+    if last is None or not _NUMBER.match(said) or _NUMBER.match(said).start() != 0:
+        return ""
+    return first.strip()[: last.start()] + said
+
+
+def said_again(said: str, now: datetime) -> str:
+    """The words with a number corrected in the same breath said once, the right way:
+    "set a timer for ten minutes no fifteen" -> "set a timer for fifteen minutes", "wake
+    me up at 7 actually 7 30" -> "wake me up at 7 30", "remind me at 5 no 6 to call the
+    vet" -> "remind me at 6 to call the vet"; "" when there is no such correction."""
+    fix = _TIME_FIX.search(said)
+    if fix is None or not _NUMBER.search(said[: fix.start()]) or _REPAIR.search(said):
+        return ""  # "... no wait 10", "... actually no make it 10": the repair's own reading
+    first, then = said[: fix.start()].strip(), said[fix.end():].strip()
+    return retimed(first, then, now) or renumbered(first, then)
 
 
 _INSTEAD_LEAD = re.compile(r"\s(?:just|instead|rather|but)\s+(?:just\s+)?(?P<rest>\S.*)$")

@@ -461,11 +461,19 @@ def asks_for_reminder(text: str) -> bool:
     return match is not None and match.end() > 0
 
 
+_LEADS_IN = re.compile(r"^(?:at|on|by|in|for|from|around|about|before|after|until|till)\b")
+
+
 def _reminder_task(text: str, *time_phrases: str) -> str:
     task = normalize(text)
-    for phrase in time_phrases:  # the day and the hour, when said apart
-        if phrase:
-            task = task.replace(normalize(phrase), " \x00 ")
+    said = [normalize(p) for p in time_phrases if p]
+    # A word left before a time cut from the end ("call mom at" once "five pm" is gone) is
+    # dropped below; one that ends the task itself ("shut the hens in", "turn the oven on"
+    # before "at 6") stays.
+    last = next((p for p in said if task.endswith(p)), None)
+    time_last = not said or (last is not None and not _LEADS_IN.match(last))
+    for phrase in said:  # the day and the hour, when said apart
+        task = task.replace(phrase, " \x00 ")
     task = _RU_ORPHAN.sub(" ", task).replace("\x00", " ")
     task = without_fillers(task)
     if (event := _EVENT_LEAD.match(task.strip())) is not None:
@@ -476,7 +484,7 @@ def _reminder_task(text: str, *time_phrases: str) -> str:
     task = _REMINDER_LEAD_RU.sub("", _REMINDER_LEAD.sub("", task))
     task = _OBLIGATION.sub("", task)
     words = task.split()
-    while words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at" once "five pm" is gone
+    while time_last and words and words[-1] in _TRAILING_CONNECTORS:  # "call mom at"
         words.pop()
     while words and words[-1] in _POLITE:  # "call mum please"
         words.pop()
