@@ -25,7 +25,7 @@ from mavend.config import Settings
 from mavend.conversation import DEFAULT_SESSION, Continuation, Conversation
 from mavend.conversation.corrections import changed_value
 from mavend.conversation.devices import DeviceFocus, DeviceQuestion
-from mavend.errors import MavendError, StorageCorruptError, StorageError, StorageLockedError
+from mavend.errors import MavendError, StorageError, storage_class, storage_reason
 from mavend.handlers import (
     HandlerContext,
     Outcome,
@@ -44,6 +44,7 @@ from mavend.lists.focus import ListFocus
 from mavend.lists.handler import ListHandler
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
+from mavend.replies import joined_replies, with_notice
 from mavend.router.decision import Decision, Intent, Slots, Stage
 from mavend.router.grammar import normalize
 from mavend.router.joined import two_commands, two_questions
@@ -188,7 +189,7 @@ class Assistant:
             finally:
                 self.ctx.speaker = ""
             if self._english_only.due(text, session):
-                reply = _with_notice(reply, ENGLISH_ONLY)
+                reply = with_notice(reply, ENGLISH_ONLY)
             duration = (time.monotonic() - started) * 1000.0
             self._log(text, decision, reply, duration, speaker)
             self._keep_changes(session, text, reply)
@@ -505,47 +506,6 @@ def _device_room(decision: Decision | None) -> str:
     if decision is None or decision.intent is not Intent.ACT:
         return ""
     return str(decision.slots.args.get("room", ""))
-
-
-def joined_replies(first: Reply, second: Reply) -> Reply:
-    """Two requests said as one: both replies, in order; the outcome that needs the user
-    most (a failure, then a question to confirm or answer) is the turn's."""
-    rank = [Outcome.FAILED, Outcome.UNAVAILABLE, Outcome.CONFIRM, Outcome.ASKED, Outcome.REFUSED]
-    outcomes = [r.outcome for r in (first, second)]
-    outcome = next((o for o in rank if o in outcomes), Outcome.DONE)
-    spoken = ""
-    if first.spoken or second.spoken:
-        spoken = f"{first.spoken or first.text} {second.spoken or second.text}"
-    return Reply(
-        f"{first.text} {second.text}",
-        outcome,
-        first.error_class or second.error_class,
-        {"parts": [first.to_json(), second.to_json()]},
-        spoken=spoken,
-        changes=first.changes + second.changes,
-    )
-
-
-def _with_notice(reply: Reply, notice: str) -> Reply:
-    """The reply with a sentence added (shown and spoken); all else unchanged."""
-    spoken = f"{reply.spoken} {notice}" if reply.spoken else ""
-    return replace(reply, text=f"{reply.text} {notice}", spoken=spoken)
-
-
-def storage_class(exc: StorageError) -> str:
-    if isinstance(exc, StorageLockedError):
-        return "storage_locked"
-    if isinstance(exc, StorageCorruptError):
-        return "storage_corrupt"
-    return "storage"
-
-
-def storage_reason(exc: StorageError) -> str:
-    if isinstance(exc, StorageLockedError):
-        return "the database is locked by another program"
-    if isinstance(exc, StorageCorruptError):
-        return "the database file is damaged"
-    return "the database failed"
 
 
 def router_embedder(router: Any) -> Callable[[], Embedder | None]:

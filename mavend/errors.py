@@ -56,3 +56,21 @@ class StorageCorruptError(StorageError):
 
 class NotFoundError(MavendError):
     """A named thing (a reminder id, say) does not exist."""
+
+
+def storage_class(exc: StorageError) -> str:
+    """The error class a turn logs for a storage failure."""
+    if isinstance(exc, StorageLockedError):
+        return "storage_locked"
+    if isinstance(exc, StorageCorruptError):
+        return "storage_corrupt"
+    return "storage"
+
+
+def storage_reason(exc: StorageError) -> str:
+    """Why the database could not be used, said in a reply."""
+    if isinstance(exc, StorageLockedError):
+        return "the database is locked by another program"
+    if isinstance(exc, StorageCorruptError):
+        return "the database file is damaged"
+    return "the database failed"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -74,3 +74,28 @@ def human_list(items: Sequence[str], *, conjunction: str = "and") -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def joined_replies(first: Reply, second: Reply) -> Reply:
+    """Two requests said as one: both replies, in order; the outcome that needs the user
+    most (a failure, then a question to confirm or answer) is the turn's."""
+    rank = [Outcome.FAILED, Outcome.UNAVAILABLE, Outcome.CONFIRM, Outcome.ASKED, Outcome.REFUSED]
+    outcomes = [r.outcome for r in (first, second)]
+    outcome = next((o for o in rank if o in outcomes), Outcome.DONE)
+    spoken = ""
+    if first.spoken or second.spoken:
+        spoken = f"{first.spoken or first.text} {second.spoken or second.text}"
+    return Reply(
+        f"{first.text} {second.text}",
+        outcome,
+        first.error_class or second.error_class,
+        {"parts": [first.to_json(), second.to_json()]},
+        spoken=spoken,
+        changes=first.changes + second.changes,
+    )
+
+
+def with_notice(reply: Reply, notice: str) -> Reply:
+    """The reply with a sentence added (shown and spoken); all else unchanged."""
+    spoken = f"{reply.spoken} {notice}" if reply.spoken else ""
+    return replace(reply, text=f"{reply.text} {notice}", spoken=spoken)

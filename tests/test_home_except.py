@@ -136,3 +136,13 @@ def test_everything_in_one_room_runs_at_once(home: Home) -> None:
     reply = home.say("turn off everything in the kitchen")
     assert reply.outcome == Outcome.DONE, reply.text
     assert home.changed() == {"light.kitchen_ceiling", "switch.kitchen_heater_plug"}
+
+
+def test_everything_in_the_house_later_is_never_run_unasked(home: Home) -> None:
+    """Asked first when said for now; said for later, nobody is there to say yes then:
+    a reminder stands in and nothing is switched."""
+    reply = home.say("turn off everything in the house in 10 minutes")
+    assert "without a yes from you then" in reply.text, reply.text
+    assert home.changed() == set()
+    kinds = [r.kind for r in home.assistant.ctx.reminders.pending()]
+    assert "act" not in kinds and kinds, kinds

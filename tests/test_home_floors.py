@@ -180,3 +180,21 @@ def test_a_room_called_like_a_floor_is_no_unknown_floor(tmp_path: Path) -> None:
         reply = house.say("make the lights in the loft go all sparkly")
         assert "which rooms" not in reply.text, reply.text
         assert house.changed() == set()
+
+
+def test_the_import_says_where_home_assistant_places_home(tmp_path: Path) -> None:
+    """`GET /api/config`'s latitude and longitude are said in the table's header, for
+    [place] (a comment, never a table: the config may have one); none when it has none."""
+    placed_home = {**HOME, "config": {"latitude": 51.50135, "longitude": -0.14189,
+                                      "time_zone": "Europe/London", "location_name": "Home"}}
+    with StandIn(placed_home) as standin:
+        table = imported_table(standin, tmp_path)
+    assert ("# Home Assistant's home is at latitude 51.50135, longitude -0.14189: set them in "
+            "[place] for sunrise and sunset (they never leave the box).") in table
+    assert "\n[place]" not in table
+    parse_settings(f'[homeassistant]\nurl = "http://x"\n{table}')  # still a valid config
+    nowhere = {**HOME, "config": {"latitude": 0, "longitude": 0}}
+    with StandIn(nowhere) as standin:
+        assert "[place]" not in imported_table(standin, tmp_path)
+    with StandIn(HOME) as standin:  # no /api/config answer
+        assert "[place]" not in imported_table(standin, tmp_path)

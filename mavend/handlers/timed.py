@@ -27,6 +27,7 @@ from mavend.handlers.act import ActHandler, check_args, describe
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_duration
 from mavend.handlers.reminder import ReminderHandler, set_change, stated_time
 from mavend.handlers.system import VOLUME_ACTS
+from mavend.home.run import HomeActs
 from mavend.language.timeparse import TimeResolution, bare_today, find_time, lasts
 from mavend.replies import Change
 from mavend.router.decision import Decision, Intent, Slots
@@ -104,6 +105,14 @@ class TimedActs:
                 decision, act, found, context,
                 f"I won't {describe(act)} later without a yes from you then, so I did "
                 "nothing now.",
+            )
+        if HomeActs(self.ctx.settings).bulk_question(act, valid, _room(context)):
+            # "turn off everything in the house at 11": asked first when said for now, so
+            # never run later unasked
+            return self._remind_instead(
+                decision, act, found, context,
+                "I won't switch everything in the home later without a yes from you then, "
+                "so I did nothing now.",
             )
         if act.name in TOGGLES:
             return self._remind_instead(

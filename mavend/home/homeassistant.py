@@ -61,6 +61,12 @@ def get_states(settings: HomeAssistantSettings) -> HaResult:
     return _request(settings, "GET", "/api/states", None)
 
 
+def get_config(settings: HomeAssistantSettings) -> HaResult:
+    """`GET /api/config`: the instance's own settings (`latitude`, `longitude`,
+    `time_zone`, `location_name`, ...)."""
+    return _request(settings, "GET", "/api/config", None)
+
+
 def render_template(settings: HomeAssistantSettings, template: str) -> HaResult:
     """`POST /api/template`: Home Assistant renders it to text; `body` holds it parsed as
     JSON (a template that prints JSON), else the answer is BAD_RESPONSE with the text."""

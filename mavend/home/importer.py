@@ -126,6 +126,7 @@ class HomeImport:
     unnamed: list[str] = field(default_factory=list)  # no sayable name: entity ids
     renamed: list[tuple[str, str, str]] = field(default_factory=list)  # id, said, given
     floors: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # name, rooms
+    place: tuple[float, float] | None = None  # Home Assistant's home: latitude, longitude
 
     def summary(self) -> list[str]:
         """One line per fact, for the terminal and the file's header."""
@@ -165,6 +166,13 @@ class HomeImport:
             lines.append(
                 f"{len(self.floors)} floors: {shown}. Add what you call them as aliases "
                 '("downstairs" for the ground floor).'
+            )
+        if self.place is not None:
+            # said, not written as a table: the config may hold [place] already
+            lines.append(
+                f"Home Assistant's home is at latitude {self.place[0]}, longitude "
+                f"{self.place[1]}: set them in [place] for sunrise and sunset (they never "
+                "leave the box)."
             )
         return lines
 
@@ -501,7 +509,24 @@ def import_home(
     imported = build_table(states, areas, exposed)
     if with_areas:
         imported.floors = _floors(fetch_floors(settings), imported.devices)
+    imported.place = fetch_place(settings)
     return imported
+
+
+def fetch_place(settings: HomeAssistantSettings) -> tuple[float, float] | None:
+    """Where Home Assistant says home is, or None when it says nowhere (0, 0 or no
+    answer): the import goes on without it."""
+    result = ha.get_config(settings)
+    body = result.body if not result.error else None
+    if not isinstance(body, dict):
+        return None
+    try:
+        latitude, longitude = float(body["latitude"]), float(body["longitude"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not (-90 <= latitude <= 90 and -180 <= longitude <= 180) or (latitude, longitude) == (0, 0):
+        return None
+    return round(latitude, 5), round(longitude, 5)
 
 
 def fetch_floors(settings: HomeAssistantSettings) -> list[tuple[str, list[str]]]:

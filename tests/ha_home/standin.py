@@ -551,6 +551,8 @@ class StandIn:
         with self.lock:
             if split.path == "/api/":
                 return 200, {"message": "API running."}
+            if split.path == "/api/config" and "config" in self.home:
+                return 200, self.home["config"]  # the instance's settings, as given
             if split.path == "/api/states":
                 return (
                     (200, list(self.states.values()))
