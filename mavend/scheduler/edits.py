@@ -100,8 +100,10 @@ class ReminderEdits:
             if reminder.series is None:
                 raise MavendError("that reminder does not repeat; cancel it instead")
             series = reminder.series.without(occurrences)
+            # the ones already past (before its next) are dropped: the list never grows
+            kept = tuple(t for t in series.skips if t >= reminder.fire_at)
             conn.execute("UPDATE reminders SET rule_skips = ? WHERE id = ?",
-                         (skips_text(series.skips), reminder_id))
+                         (skips_text(kept), reminder_id))
             if reminder.status == "pending" and reminder.fire_at in occurrences:
                 nxt = series.after(reminder.fire_at)
                 if nxt is None:
