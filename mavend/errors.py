@@ -58,19 +58,19 @@ class NotFoundError(MavendError):
     """A named thing (a reminder id, say) does not exist."""
 
 
+# A storage failure, by its kind: the error class a turn logs, and why, said in a reply.
+_STORAGE_FAILURES: tuple[tuple[type[StorageError], str, str], ...] = (
+    (StorageLockedError, "storage_locked", "the database is locked by another program"),
+    (StorageCorruptError, "storage_corrupt", "the database file is damaged"),
+    (StorageError, "storage", "the database failed"),
+)
+
+
 def storage_class(exc: StorageError) -> str:
     """The error class a turn logs for a storage failure."""
-    if isinstance(exc, StorageLockedError):
-        return "storage_locked"
-    if isinstance(exc, StorageCorruptError):
-        return "storage_corrupt"
-    return "storage"
+    return next(c for kind, c, _ in _STORAGE_FAILURES if isinstance(exc, kind))
 
 
 def storage_reason(exc: StorageError) -> str:
     """Why the database could not be used, said in a reply."""
-    if isinstance(exc, StorageLockedError):
-        return "the database is locked by another program"
-    if isinstance(exc, StorageCorruptError):
-        return "the database file is damaged"
-    return "the database failed"
+    return next(why for kind, _, why in _STORAGE_FAILURES if isinstance(exc, kind))
