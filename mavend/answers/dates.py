@@ -138,7 +138,7 @@ _FILLER_WORDS = {"the", "on", "of", "this", "year", "coming", "it", "is", "be", 
 
 @dataclass(frozen=True)
 class DateQuestion:
-    kind: str  # "until", "when", "weekday", "since", "offset", "leap", "days_in", "years"
+    kind: str  # "until", "when", "weekday", "since", "offset", "until_clock", "between"
     target: str  # the date as said (plain words), or the span for "offset"
     target_digits: str  # the same with digits
     unit: str = "days"
@@ -151,31 +151,7 @@ _IS_TODAY = re.compile(
 )
 # "is 2027 a leap year", "was 1900 a leap year", "is it a leap year this year", "when is
 # the next leap year": the 0.5B model, asked, said 2027 was divisible by 4.
-# A year said alone: "how long ago was 1989", "how many years until 2030" (the date reader
-# needs a day; the model, asked, guessed).
-# Ahead, only "years" or "the year" make it one: "how long until 2030" may be 20:30.
-_YEARS = re.compile(
-    r"^how (?:(?:long ago|many years ago) (?:was|is) (?:the year )?"
-    r"|(?:many years|long) (?:has it been |is it |have passed |ago was )?since (?:the year )?"
-    r"|many years (?:is it |are there |is there |do we have |left )?(?:until|till|to|before) "
-    r"(?:the year )?|long (?:is it )?(?:until|till|to|before) the year )"
-    r"(?P<year>1[0-9]{3}|20[0-9]{2}|2100)$"
-)
-_LEAP = re.compile(
-    r"^(?:is|was|will) (?P<year>\d{4}|it|this year|next year|last year)(?: be)? a leap year"
-    r"(?: this year)?$|^(?:when|what) is the (?P<next>next) leap year$"
-)
 
-
-# "how many days are in february", "how many days does this month have": the calendar's
-# (units said "365.25 days in a year", the mean, to "how many days in a year").
-_DAYS_IN = re.compile(
-    rf"^how many days (?:are there |are |is there )?in (?:a |the )?(?:month of )?"
-    rf"(?P<month>{_MONTHS}|this month|next month|last month|year|this year|next year)"
-    rf"(?: (?P<year>\d{{4}}))?$"
-    rf"|^how many days (?:does|did|will) (?P<month2>{_MONTHS}|this month|next month) (?:have|has)"
-    rf"(?: (?P<year2>\d{{4}}))?$"
-)
 
 
 # "how many hours until midnight", "how long till 5 pm": a clock time ahead today (the
@@ -209,14 +185,6 @@ def parse(plain: str, numeric: str, now: datetime) -> DateQuestion | None:
                                 clock["unit"] or "hours")
     if today := _IS_TODAY.match(numeric):  # "is it the weekend", "is it friday today"
         return DateQuestion("weekday", "today", "today", guess=today["guess"])
-    if years := _YEARS.match(numeric):
-        return DateQuestion("years", years["year"], years["year"], "years")
-    if leap := _LEAP.match(numeric):
-        return DateQuestion("leap", leap["year"] or "next", leap["year"] or "next")
-    if days := _DAYS_IN.match(numeric):
-        month = days["month"] or days["month2"]
-        year = days["year"] or days["year2"] or ""
-        return DateQuestion("days_in", month, year)
     for kind, shape in _SHAPES:
         m = shape.match(numeric)
         if not m:
@@ -331,12 +299,6 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
     today = now.date()
     if question.kind == "offset":
         return _offset(question, now)
-    if question.kind == "leap":
-        return _leap(question.target, today)
-    if question.kind == "years":
-        return _years(int(question.target), today)
-    if question.kind == "days_in":
-        return _days_in(question.target, question.target_digits, today)
     if question.kind == "until_clock":
         return _until_clock(question, now)
     if question.kind == "between":
@@ -351,60 +313,6 @@ def answer(question: DateQuestion, now: datetime) -> Answer:
     if question.kind == "since":
         return _since(target, today, question.unit)
     return _weekday(target, today, question.guess)
-
-
-def _days_in(month: str, year_said: str, today: date) -> Answer:
-    shift = {"next": 1, "last": -1}.get(month.split()[0], 0)
-    if month == "year" and not year_said:
-        return Answer("A year has 365 days, or 366 in a leap year.", SKILL,
-                      {"days": 365, "leap_year_days": 366})
-    if "year" in month:
-        year = int(year_said) if year_said else today.year + shift
-        days = 366 if calendar.isleap(year) else 365
-        return Answer(f"{year} has {days} days.", SKILL, {"year": year, "days": days})
-    if "month" in month:
-        first = date(today.year, today.month, 1) + relativedelta(months=shift)
-        number, year = first.month, first.year
-    else:
-        number = _month_number(month)
-        year = int(year_said) if year_said else today.year
-        if not year_said and number < today.month:
-            year += 1  # "february" said in december: the coming one
-    days = calendar.monthrange(year, number)[1]
-    name = calendar.month_name[number]
-    extra = ""
-    if number == 2 and not year_said:
-        extra = " (29 in a leap year)" if days == 28 else " (a leap year)"
-    return Answer(f"{name} {year} has {days} days{extra}.", SKILL,
-                  {"month": number, "year": year, "days": days})
-
-
-def _years(year: int, today: date) -> Answer:
-    """A year said alone, counted in whole calendar years from this one."""
-    apart = today.year - year
-    data = {"year": year, "years": apart}
-    if apart > 0:
-        return Answer(f"{year} was {apart} {plural(apart, 'year')} ago.", SKILL, data)
-    if apart < 0:
-        ahead = -apart
-        return Answer(f"{year} is {ahead} {plural(ahead, 'year')} away: it starts on 1 "
-                      f"January, in {(date(year, 1, 1) - today).days} days.", SKILL, data)
-    return Answer(f"That's this year: it's {year} now.", SKILL, data)
-
-
-def _leap(said: str, today: date) -> Answer:
-    if said == "next":
-        year = next(y for y in range(today.year + 1, today.year + 9) if calendar.isleap(y))
-        return Answer(f"The next leap year is {year}.", SKILL, {"year": year, "leap": True})
-    shift = {"next year": 1, "last year": -1}.get(said, 0)
-    year = int(said) if said.isdigit() else today.year + shift
-    leap = calendar.isleap(year)
-    verb = "was" if year < today.year else "will" if year > today.year else "is"
-    said_verb = f"{verb} be" if verb == "will" else verb
-    if not leap:
-        said_verb = "won't be" if verb == "will" else f"{verb} not"
-    return Answer(f"{'Yes' if leap else 'No'}, {year} {said_verb} a leap year.", SKILL,
-                  {"year": year, "leap": leap})
 
 
 def _target(question: DateQuestion, now: datetime, looking_back: bool) -> _Target:
