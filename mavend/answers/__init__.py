@@ -17,7 +17,7 @@ Twelve skills, tried in this order (the first whose shape the text has takes it)
     clock  the time and date in a named place      (mavend/answers/clock.py, places.py)
     yearfacts  the week number, the day of the year, days left in it; leap years, days in
            a month or a year, a year said alone ("how long ago was 1989") (yearfacts.py)
-    dates  days until / since, weekdays, offsets, days in a month (dates.py)
+    dates  days until / since, weekdays, offsets, holidays (dates.py)
     numbers  primes, even or odd, rounding         (numberfacts.py)
     units  conversions with pint                   (units.py, unitwords.py)
     calc   arithmetic, exact where it can be       (calc.py)
