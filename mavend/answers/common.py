@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import calendar
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 
@@ -44,3 +47,23 @@ def _close(a: float, b: float) -> bool:
 
 def plural(count: float, singular: str, many: str | None = None) -> str:
     return singular if count == 1 else (many or singular + "s")
+
+
+# The day a question is about, said as a word: "tomorrow", "this evening", "on friday".
+_DAY_WORDS = (
+    ("day after tomorrow", 2), ("tomorrow", 1), ("tonight", 0), ("today", 0),
+    ("this morning", 0), ("this afternoon", 0), ("this evening", 0), ("later", 0),
+)
+_WEEKDAYS = [name.lower() for name in calendar.day_name]
+
+
+def days_ahead(plain: str, today: date) -> int | None:
+    """How many days after `today` the day named in `plain` is (a weekday: its next,
+    today's included), or None when no day is named."""
+    for word, offset in _DAY_WORDS:
+        if re.search(rf"\b{word}\b", plain):
+            return offset
+    for number, name in enumerate(_WEEKDAYS):
+        if re.search(rf"\b{name}\b", plain):
+            return (number - today.weekday()) % 7
+    return None

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from mavend.answers.common import Answer
+from mavend.answers.common import Answer, days_ahead
 from mavend.answers.weather import Current, Day, WeatherError, WeatherSource
 from mavend.config import HomeAssistantSettings, WeatherSettings
 
@@ -88,11 +88,6 @@ _COMMAND = re.compile(
 )
 _NOT_A_SHOP = re.compile(r"\b(?:door|window|gate|blinds?|curtains?|lock|valve|tap|fridge|"
                          r"garage door|shutters?|lid)\b")
-_DAY_WORDS = (
-    ("day after tomorrow", 2), ("tomorrow", 1), ("tonight", 0), ("today", 0),
-    ("this morning", 0), ("this afternoon", 0), ("this evening", 0), ("later", 0),
-)
-_WEEKDAYS = [name.lower() for name in calendar.day_name]
 _ELSEWHERE = re.compile(
     r"\b(?:in|for|at) (?!the (?:morning|afternoon|evening|night|weekend)\b)(?P<place>(?!"
     r"(?:the )?(?:morning|afternoon|evening|night|weekend|week|moment|garden|area|"
@@ -143,21 +138,12 @@ def _weather_question(plain: str, today: date) -> LiveQuestion:
         ask = "humidity"
     elif re.search(r"\b(?:sunny|sunscreen|sun cream)\b", plain):
         ask = "sun"
-    day_offset: int | None = None
-    for word, offset in _DAY_WORDS:
-        if re.search(rf"\b{word}\b", plain):
-            day_offset = offset
-            break
-    else:
-        for number, name in enumerate(_WEEKDAYS):
-            if re.search(rf"\b{name}\b", plain):
-                day_offset = (number - today.weekday()) % 7
-                break
-        else:
-            if re.search(r"\bweekend\b", plain):
-                day_offset = (5 - today.weekday()) % 7
-            elif re.search(r"\b(?:will|going to|gonna|forecast|need|should)\b", plain):
-                day_offset = 0  # "will it rain": today's forecast, not this minute
+    day_offset = days_ahead(plain, today)
+    if day_offset is None:
+        if re.search(r"\bweekend\b", plain):
+            day_offset = (5 - today.weekday()) % 7
+        elif re.search(r"\b(?:will|going to|gonna|forecast|need|should)\b", plain):
+            day_offset = 0  # "will it rain": today's forecast, not this minute
     place = ""
     if m := _ELSEWHERE.search(plain):
         candidate = m.group("place").strip()

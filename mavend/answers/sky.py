@@ -19,7 +19,7 @@ from datetime import date, datetime, timedelta
 from astral import LocationInfo, moon
 from astral.sun import sun
 
-from mavend.answers.common import Answer
+from mavend.answers.common import Answer, days_ahead
 
 SKILL = "sky"
 NO_PLACE = ("I don't know where home is, so I can't work out the {what}. Set [place] latitude "
@@ -31,16 +31,12 @@ _SUN_WORDS = {
     "sundown": "sunset", "dusk": "dusk", "nightfall": "dusk",
 }
 _SUN = re.compile(
-    r"\b(?P<word>sunrise|sun rise|sun up|first light|daybreak|dawn|sunset|sun set|sundown"
-    r"|dusk|nightfall)\b"
+    rf"\b(?P<word>{'|'.join(_SUN_WORDS)})\b"
     r"|\bwhen (?:does|will|is) (?:the )?sun (?P<verb>rise|set|come up|go down|going down)"
     r"|\bwhen (?:does|will) it get (?P<get>dark|light)\b"
 )
 _VERB_EVENT = {"rise": "sunrise", "come up": "sunrise", "set": "sunset", "go down": "sunset",
                "going down": "sunset"}
-_DAYS = (("day after tomorrow", 2), ("tomorrow", 1), ("tonight", 0), ("today", 0),
-         ("this evening", 0), ("this morning", 0))
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MOON = re.compile(
     r"\b(?:(?P<next>next|when(?:'s| is| will be| is the next)?|coming)\b.*\b(?P<which>full|new)"
     r" moon\b"
@@ -95,13 +91,8 @@ def parse(plain: str, today: date) -> SkyQuestion | None:
 
 def _day(plain: str, today: date) -> date | None:
     """The day said, or None when none was (the next one to come, then)."""
-    for words, ahead in _DAYS:
-        if re.search(rf"\b{words}\b", plain):
-            return today + timedelta(days=ahead)
-    for index, name in enumerate(_WEEKDAYS):
-        if re.search(rf"\b(?:on )?{name}\b", plain):
-            return today + timedelta(days=(index - today.weekday()) % 7)
-    return None
+    ahead = days_ahead(plain, today)
+    return None if ahead is None else today + timedelta(days=ahead)
 
 
 def answer(question: SkyQuestion, now: datetime, latitude: float, longitude: float) -> Answer:
