@@ -47,17 +47,21 @@ _STOP_REMINDING = re.compile(
 )
 
 
+# One day said: "today", "tomorrow night", "this coming friday" (ONE_DAY's words too).
+_DAY_SAID = (r"today|tonight|tomorrow(?: morning| night)?|this morning"
+             rf"|(?:this (?:coming )?)?{WEEKDAY}(?: morning| night)?")
+
+
 # "no more bin reminders", "i don't need the plant reminder anymore", "never mind the
 # dentist reminder": one named by its reminder word (a bare "never mind" withdraws the turn).
 # With a day ("i don't need my alarm on friday", "no alarm tomorrow please"): that day's
 # (it set an alarm named "i dont need my alarm" for Friday).
-_ON_A_DAY = (r"(?: (?:on |for )?(?P<day>today|tonight|tomorrow(?: morning)?|(?:this (?:coming )?)?"
-             rf"{WEEKDAY}(?: morning)?))")
 _NO_NEED = re.compile(
     rf"{POLITE}(?:no more (?P<more>.+? {NOUN})|(?:i|we) (?:don'?t|do not|no longer) need "
-    rf"(?P<need>.+? {NOUN}){_ON_A_DAY}?(?: any ?more| any longer| now| after all)?"
+    rf"(?P<need>.+? {NOUN})(?: (?:on |for )?(?P<day>{_DAY_SAID}))?"
+    rf"(?: any ?more| any longer| now| after all)?"
     rf"|(?:never mind|forget) (?P<mind>.+? {NOUN})"
-    rf"|no (?P<no>alarm){_ON_A_DAY.replace('?P<day>', '?P<day2>')}(?: please| thanks)?)$"
+    rf"|no (?P<no>alarm) (?:on |for )?(?P<day2>{_DAY_SAID})(?: please| thanks)?)$"
 )
 
 
@@ -118,7 +122,4 @@ def parse_cancel(said: str) -> ReminderCommand | None:
     )
 
 
-ONE_DAY = re.compile(
-    rf"\s*\b(?:for|on)?\s*(?P<day>today|tonight|tomorrow(?: morning| night)?|this morning"
-    rf"|(?:this (?:coming )?)?{WEEKDAY}(?: morning| night)?)(?:'?s)?\b"
-)
+ONE_DAY = re.compile(rf"\s*\b(?:for|on)?\s*(?P<day>{_DAY_SAID})(?:'?s)?\b")

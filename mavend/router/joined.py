@@ -37,7 +37,7 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
     """The two halves of `said` (normalized), each a command, or None."""
     if not _JOINT.search(said) or _one_time_said_whole(grammar, said, now):
         return None  # the grammar is asked about the whole only when there is a joint
-    if _CARRIES_ON.search(said):
+    if AND_CARRIED_ON.search(said):
         return None  # "at 7 tomorrow and every day after that": one series from tomorrow
     for joint in _JOINT.finditer(said):
         left, right = said[: joint.start()].strip(), said[joint.end() :].strip()
@@ -67,7 +67,6 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
 _DAY = rf"{WEEKDAY}s?"
 _REPEAT_DAYS = re.compile(rf"\b(?:every|each|on)\s+{_DAY}(?:,?\s+{_DAY})*,?$")
 _A_DAY = re.compile(rf"{_DAY}\b")
-_CARRIES_ON = re.compile(rf"{AND_CARRIED_ON}\b")
 # A timer's words never hold another request ("remind me to call mum and turn off the
 # heating" is one task, two things to do).
 _A_TIMER = re.compile(r"\btimer\b")

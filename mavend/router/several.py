@@ -44,7 +44,6 @@ _REPEAT = (
     r"|tuesday|wednesday|thursday|friday|saturday|sunday)|daily|nightly|on weekdays"
     r"|on weekends|weekdays)"
 )
-_CARRIES_ON = re.compile(rf"{AND_CARRIED_ON}\b")
 _REPEAT_FIRST = re.compile(rf"^{_REPEAT} ")
 _REPEAT_LAST = re.compile(rf" {_REPEAT}$")
 # "remind me to take my pills at 8am and 8pm": two clocks inside the task's words, where
@@ -67,7 +66,7 @@ _DAYS_OF_ONE_REPEAT = re.compile(
 
 def each_time(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
     """The request once per time it names (normalized words), or None for one time."""
-    if not _JOINED.search(said) or _CARRIES_ON.search(said):
+    if not _JOINED.search(said) or AND_CARRIED_ON.search(said):
         # one time at most, or one series from a first day ("at 7 tomorrow and every day
         # after"): no grammar match spent on it
         return None

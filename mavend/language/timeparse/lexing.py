@@ -37,7 +37,9 @@ CARRIED_ON = (
     r"|from\s+then\s+on(?:wards)?)"
 )
 # "... and every day after that", "and each friday thereafter": one series, never two requests
-AND_CARRIED_ON = rf"\band\s+(?:every|each)\s+(?:single\s+)?(?:\w+\s+){{1,2}}?{CARRIED_ON}"
+AND_CARRIED_ON = re.compile(
+    rf"\band\s+(?:every|each)\s+(?:single\s+)?(?:\w+\s+){{1,2}}?{CARRIED_ON}\b"
+)
 MONTHS = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september",
     "october", "november", "december",
