@@ -242,7 +242,7 @@ def renumbered(first: str, then: str) -> str:
     sleep". "" when `then` does not start with a number or `first` ends on none."""
     said = then.strip()
     last = re.search(rf"{_NUMBER.pattern}$", first.strip())
-    if last is None or not _NUMBER.match(said) or _NUMBER.match(said).start() != 0:
+    if last is None or not _NUMBER.match(said):  # match: at the start only
         return ""
     return first.strip()[: last.start()] + said
 
