@@ -42,6 +42,7 @@ from mavend.language.script import ENGLISH_ONLY, EnglishOnlyNotice
 from mavend.lists import parse_list_command, split_list_command
 from mavend.lists.focus import ListFocus
 from mavend.lists.handler import ListHandler
+from mavend.lists.repair import repaired_add
 from mavend.memory import Memory, voice_scope
 from mavend.memory.engine import ROUTED_PLAN, LastTurn
 from mavend.replies import joined_replies, with_notice
@@ -243,6 +244,8 @@ class Assistant:
             negated = withdrawn.slots.fn == "withdrawn" and withdrawn.slots.args.get(
                 "kind") == "negated"
             instead = instead_said(withdrawn.slots.text) if negated else ""
+            if repaired := repaired_add(said):  # "add eggs to the list no wait oat milk"
+                return self._turn(repaired, session, context)
             if instead and parse_command(instead) is not None:
                 # "don't set it for 6, set it for 7": the reminder command wanted runs ("set
                 # it for 7" moves the alarm just set); the words taken back run nothing. (A

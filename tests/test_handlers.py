@@ -327,6 +327,24 @@ def test_a_fact_without_a_key_is_kept_as_a_note(settings, clock) -> None:
 
 
 # notes and recall ----------------------------------------------------------------
+def test_a_note_asked_for_before_or_after_its_words_keeps_the_words(settings, clock) -> None:
+    """ "pin this in my notes the garage opens at half seven" was a reminder at 07:30 "to
+    pin this in your notes ..."; "... write it down" after the words was a question."""
+    script = {**SCRIPT, "what's in my notes": Route(Intent.QUERY)}
+    assistant = make_assistant(settings, clock=clock, llm=ScriptedLlm(script))
+    for said, kept in (
+        ("pin this in my notes the tip opens at half seven", "the tip opens at half seven"),
+        ("the plumber is called joe write it down", "the plumber is called joe"),
+        ("note to self the fuse box is under the stairs", "the fuse box is under the stairs"),
+    ):
+        assert say(assistant, said).text == f"Noted: {kept}"
+    notes = [note.text for note, _, _ in NoteBook(assistant.store, TZ).recent()]
+    assert notes == ["the fuse box is under the stairs", "the plumber is called joe",
+                     "the tip opens at half seven"]
+    assert ReminderBook(assistant.store, TZ).list(statuses=None) == []
+    assert say(assistant, "what's in my notes").text.startswith("You have 3 notes.")
+
+
 def test_recall_without_a_model_and_no_invented_answers(settings, clock) -> None:
     chat = ScriptedChat(answers=["The spare key is under the flower pot."])
     assistant = assistant_for(settings, clock, chat=chat)
@@ -397,6 +415,38 @@ def test_a_note_then_a_paraphrased_question_recalls_it(settings, clock) -> None:
     )
     assert say(assistant, "where are my glasses").text == (
         "I don't know: I have nothing stored about that."
+    )
+
+
+@pytest.mark.models
+def test_a_did_i_question_is_not_answered_by_another_thing_done(settings, clock) -> None:
+    """Recall finds rows by meaning; "have i taken my pills today" is near "i took my
+    inhaler" in meaning and is not answered by it (it was: "You logged at ...: i took my
+    inhaler"). A row that names the thing still answers."""
+    from mavend.router.embedder import UseEmbedder
+
+    embedder = UseEmbedder(require_model("use-multilingual-int8"))
+    script = {
+        **SCRIPT,
+        "remember that I took my inhaler at 8": Route(Intent.NOTE),
+        "remember that I fed the fish": Route(Intent.NOTE),
+        "have I taken my pills today": Route(Intent.QUERY),
+        "did I feed the fish": Route(Intent.QUERY),
+        "when did I last feed the cat": Route(Intent.QUERY),
+    }
+    assistant = make_assistant(
+        settings, clock=clock, llm=ScriptedLlm(script), embedder=embedder, chat=None
+    )
+    say(assistant, "remember that I took my inhaler at 8")
+    say(assistant, "remember that I fed the fish")
+    assert say(assistant, "have I taken my pills today").text == (
+        "I don't know: I have nothing stored about that."
+    )
+    assert say(assistant, "when did I last feed the cat").text == (
+        "I don't know: I have nothing stored about that."
+    )
+    assert say(assistant, "did I feed the fish").text == (
+        "You noted at 14:00 today: i fed the fish."
     )
 
 

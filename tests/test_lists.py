@@ -268,10 +268,31 @@ def test_which_lists_and_is_it_on_the_list(lists: Lists) -> None:
         "You have 2 lists: shopping (1 item) and packing (empty)."
     )
     assert lists.say("is eggs on my shopping list").text == (
-        "Yes, eggs is on your shopping list."
+        "Yes, eggs are on your shopping list."
     )
     assert lists.say("is milk on my shopping list").text == (
         "No, milk isn't on your shopping list."
+    )
+
+
+def test_whether_the_list_holds_a_thing_asked_the_ways_people_ask(lists: Lists) -> None:
+    """ "do i have milk on my list" went to the facts ("I don't know"); each form reads
+    the list, and changes nothing on it."""
+    lists.say("add oat milk and tinned tomatoes to the shopping list")
+    asked = {
+        "do i have oat milk on my list": "Yes, oat milk is on your shopping list.",
+        "have we already got tinned tomatoes on the shopping list":
+            "Yes, tinned tomatoes are on your shopping list.",
+        "have i got rice on the list": "No, rice isn't on your shopping list.",
+        "is there any flour on the shopping list": "No, flour isn't on your shopping list.",
+        "are crackers already on the list": "No, crackers aren't on your shopping list.",
+        "do we still have oat milk on the shopping list":
+            "Yes, oat milk is on your shopping list.",
+    }
+    for question, answer in asked.items():
+        assert lists.say(question).text == answer, question
+    assert lists.say("do we have anything on the list").text == (
+        "Your shopping list has 2 items: oat milk and tinned tomatoes."
     )
 
 

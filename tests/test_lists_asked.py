@@ -36,7 +36,7 @@ def test_the_answer_is_what_the_list_holds(tmp_path: Path) -> None:
     helper = make_assistant(kit_settings(tmp_path))
     helper.handle_text("add bananas to the shopping list")
     assert helper.handle_text("do i need bananas").reply.text == (
-        "Yes, bananas is on your shopping list.")
+        "Yes, bananas are on your shopping list.")
     no = helper.handle_text("do we need apples").reply.text
     assert no.startswith("No") and "apples" in no, no
 

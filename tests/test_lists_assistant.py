@@ -309,3 +309,46 @@ def test_an_item_said_by_its_place_and_a_did_i_add_question(tmp_path: Path) -> N
     assert _items(db) == [("shopping", "toilet paper", 1), ("shopping", "milk", 0)]
     kept = a.handle_text("take the fifth item off the shopping list").reply
     assert _items(db) == [("shopping", "toilet paper", 1), ("shopping", "milk", 0)], kept.text
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("add eggs to the shopping list no wait oat milk", [("shopping", "oat milk", 0)]),
+        ("pop coffee on the list actually make that decaf coffee",
+         [("shopping", "decaf coffee", 0)]),
+        ("stick ham on the list no wait both ham and cheese",
+         [("shopping", "ham", 0), ("shopping", "cheese", 0)]),
+        ("add crisps no sorry popcorn to the shopping list", [("shopping", "popcorn", 0)]),
+        ("put mow the lawn on the to do list no wait weed the patio",
+         [("to-do", "weed the patio", 0)]),
+    ],
+)
+def test_a_list_add_corrected_in_one_breath_adds_what_was_meant(
+    tmp_path: Path, said: str, kept: list[tuple[str, str, int]]
+) -> None:
+    """The first version is taken back and the second, said as things alone, goes on the
+    list the first one named (it was "OK, I haven't done anything. Say it again ...")."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    turn = a.handle_text(said)
+    assert turn.reply.text.startswith("Added "), turn.reply.text
+    assert _items(settings.storage.database_path()) == kept
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "add rice to the list no wait remind me tomorrow",
+        "add rice to the list no wait",
+        "add rice to the list no wait call my sister",
+        "add rice to the list no wait 2 bags",
+    ],
+)
+def test_a_list_add_corrected_with_more_than_things_adds_nothing(
+    tmp_path: Path, said: str
+) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text(said)
+    assert _items(settings.storage.database_path()) == []

@@ -268,6 +268,21 @@ def _none_logged(how: str, what: str) -> Reply | None:
                  data={"key": "", "count": 0})
 
 
+def event_objects(question: str) -> set[str] | None:
+    """For "did i take my pills today" / "when did i last water the plants": the stems of
+    what the act was done to ("pill", "plant"), the verb and the period left out; None
+    for any other question. A row about another thing ("i took my inhaler") is not an
+    answer to it, however near its meaning: took/taken and a medicine alike are not
+    the same event."""
+    said = normalize(question).replace("?", "")
+    match = _WHEN_LAST.match(said) or _DID_I.match(said)
+    if match is None:
+        return None
+    words = _strip_period(match["what"]).split()
+    objects = content_stems(" ".join(words[1:]))
+    return objects or content_stems(" ".join(words))
+
+
 def _strip_period(what: str) -> str:
     said = normalize(what)
     for period in _PERIODS:

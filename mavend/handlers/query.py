@@ -30,8 +30,8 @@ from datetime import date
 
 from mavend.handlers.age import AgeQuestions
 from mavend.handlers.chat import ChatHandler
-from mavend.handlers.common import HandlerContext, Outcome, Reply
-from mavend.handlers.fact import FactQueries
+from mavend.handlers.common import HandlerContext, Outcome, Reply, content_stems
+from mavend.handlers.fact import FactQueries, event_objects
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.recall import Recall, phrase_answer
 from mavend.handlers.reminder import ReminderHandler
@@ -53,7 +53,7 @@ _ALL_NOTES = re.compile(
     r"(?:my|the) notes"
     r"|what (?:did|have) i (?:ask|asked|tell|told|get|got) you to (?:remember|note(?: down)?)"
     r"|what (?:do you|have you) (?:remember|got|noted|stored|saved)(?: for me| about me)?"
-    r"|what is in my notes|what are my notes|any notes"
+    r"|(?:what is|what's|whats) in my notes|what are my notes|any notes"
     r"|how many notes (?:do i have|have i got|are there))(?: please)?$"
 )
 # "read my last note": the newest one alone (it said "I don't know").
@@ -162,6 +162,9 @@ class QueryHandler:
 
     def _from_notes(self, question: str) -> Reply | None:
         found = self.recall.search(question)
+        if (objects := event_objects(question)) is not None:
+            # "have i taken my pills today" is not answered by "i took my inhaler"
+            found = [r for r in found if objects & content_stems(r.text)]
         if not found:
             return None
         return Reply(

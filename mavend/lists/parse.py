@@ -83,6 +83,14 @@ _DID_I_ADD = re.compile(
     r"(?:put|add|added|written|write|wrote)\s+(?P<items>.+?)\s+(?:on|onto|to|in|down on)\s+"
     + _REF + r"$"
 )
+# "do i have milk on my list", "have we already got eggs on the shopping list", "is there
+# any bread on the list", "is milk already on the list": whether the list holds them (the
+# first went to the facts and said "I don't know").
+_HAS_ON_LIST = re.compile(
+    r"^(?:(?:do|have|did)\s+(?:i|we)\s+(?:already\s+|still\s+)?(?:got|have)"
+    r"|(?:is|are)\s+there|(?:is|are))\s+(?:any\s+|some\s+)?(?P<items>.+?)"
+    r"\s+(?:already\s+|still\s+)?(?:on|in|written on|written down on)\s+" + _REF + r"$"
+)
 _ADD_VERB = (
     # Longer first: "write down milk" must not leave "down" in the item.
     r"(?:write down|jot down|pencil in|put down|stick down|pop down|add|put|stick|pop|throw|"
@@ -331,6 +339,9 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
         # "did i put toilet paper on the list": a question about the list, though "did i"
         # is otherwise the facts' ("did i take my pill")
         return _command("read", name, added, utterance or said)
+    if (held := _HAS_ON_LIST.match(text)) and (name := _name(held.groupdict())) is not None \
+            and held["items"] not in ("anything", "anything else", "stuff", "things", "much"):
+        return _command("read", name, held, utterance or said)
     if not text or _OTHER_ROOM.search(text):
         return None
     if (but := _BUT_NOT.match(text)) and (kept := parse_list_command(but["said"])) is not None \

@@ -113,9 +113,13 @@ _REMINDER_LEAD_RU = re.compile(f"^{_RU_OPENING}{_RU_ASKING}{_RU_VERB}{_RU_AFTER}
 # A Russian preposition left alone once the time phrase after it is cut ("в <пятницу>").
 _RU_ORPHAN = re.compile(r"(?<![^\W_])(?:в|во|на|к|ко)\s+\x00")
 _NOTE_LEAD = re.compile(
-    r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note|"
+    r"^(?:please\s+)?(?:(?:can|could)\s+you\s+)?(?:remember|note\s+to\s+self|note|"
     r"(?:make|take|put|add|leave|save|write|jot)(?:\s+(?:me|down))?\s+a\s+note(?:\s+saying)?|"
-    r"(?:write|jot)\s+down|don'?t\s+forget)\s*(?:(?:that|this|of|to|down)\s+)?",
+    r"(?:write|jot)\s+down|don'?t\s+forget"
+    # "put this in my notes ...", "pin this to the notes ...", "note to self ..."
+    r"|(?:put|pin|stick|pop|add|save|write|jot|keep|store)(?:\s+(?:this|that))?(?:\s+down)?"
+    r"\s+(?:in|into|to|on)\s+(?:my|the)\s+notes)"
+    r"\s*(?:(?:that|this|of|to|down)\s+)?",
 )
 
 # The same asked for after the words ("the key is on the red hook, don't let me forget it"):
@@ -123,8 +127,9 @@ _NOTE_LEAD = re.compile(
 _NOTE_TAIL = re.compile(
     r"\s+(?:(?:and|so|please|just)\s+)*(?:(?:don'?t|do not)\s+(?:let me\s+)?(?:forget|lose)"
     r"(?:\s+(?:about\s+)?(?:it|that|this))?|remember\s+(?:that|this|it)"
-    r"|keep\s+(?:that|this|it)\s+in\s+mind|make\s+a\s+note\s+of\s+(?:it|that|this)"
-    r"|(?:note|write|jot)\s+(?:that|this|it)\s+down)(?:\s+(?:please|ok|okay|for me))*$"
+    r"|keep\s+(?:that|this|it)\s+in\s+mind"
+    r"|(?:(?:can|could|would)\s+you\s+)?make\s+a\s+note\s+of\s+(?:it|that|this)"
+    r"|(?:note|write|jot|put)\s+(?:that|this|it)\s+down)(?:\s+(?:please|ok|okay|for me))*$"
 )
 
 
