@@ -154,6 +154,36 @@ def test_a_place_that_does_not_exist(answers: Answers, place: str) -> None:
     assert reply.data["found"] is False
 
 
+@pytest.mark.parametrize(
+    ("text", "hour", "minute", "said"),
+    [
+        # a bare hour is the reading nearest now: 16:00 in the afternoon, 04:00 at night
+        ("is it past four yet", 15, 40, "No, it's 15:40: 20 minutes to 16:00."),
+        ("is it past four yet", 22, 56, "Yes, it's 22:56."),
+        ("is it past four yet", 3, 10, "No, it's 03:10: 50 minutes to 04:00."),
+        ("has it gone half five", 17, 45, "Yes, it's 17:45."),
+        ("is it 6 pm yet", 9, 0, "No, it's 09:00: 9 hours to 18:00."),
+        ("is it before 9", 8, 30, "Yes, it's 08:30: 30 minutes to 09:00."),
+        ("is it after ten past seven", 7, 5, "No, it's 07:05: 5 minutes to 07:10."),
+        ("is it nearly noon", 11, 50, "Yes, it's 11:50: 10 minutes to 12:00."),
+        ("is it almost quarter to six", 16, 30, "No, it's 16:30: 1 hour and 15 minutes to 17:45."),
+        ("is it nearly 8", 20, 15, "It's already past 20:00: it's 20:15."),
+    ],
+)
+def test_the_clock_against_a_time_asked(answers: Answers, text: str, hour: int, minute: int,
+                                        said: str) -> None:
+    """ "is it past four yet" was "I don't know that command"; the clock answers it."""
+    assert ask(answers, text, NOW.replace(hour=hour, minute=minute)).text == said
+
+
+@pytest.mark.parametrize(
+    "text", ["is it morning yet", "is it friday yet", "is it the weekend yet",
+             "is it ready yet", "is it bedtime yet", "is it 5 degrees"],
+)
+def test_what_is_no_clock_time_is_not_compared(answers: Answers, text: str) -> None:
+    assert answers.answer(text, NOW) is None or answers.answer(text, NOW).skill != "clock"
+
+
 # --- dates ------------------------------------------------------------------------------
 
 

@@ -167,7 +167,11 @@ def _assert_ha_request(seen: Seen, method: str, path: str) -> None:
      "what's the temperature outside", "is it raining", "whats the forecast for tomorrow",
      "hey um whats the weather going to be like on saturday", "any rain this afternoon",
      "is it going to snow", "how windy is it", "will i need a jacket today",
-     "whats the high today", "what's the humidity", "should i wear a coat"],
+     "whats the high today", "what's the humidity", "should i wear a coat",
+     # the forecast asked by what it may bring (a model guessed "will it freeze tonight")
+     "will it freeze overnight", "is there frost forecast for tomorrow",
+     "are we due any thunderstorms", "will there be fog in the morning",
+     "is it going to be below freezing", "snow on the way this week"],
 )
 def test_without_a_source_weather_is_never_guessed(text: str) -> None:
     answers = Answers(Settings(), HOME)
@@ -176,6 +180,24 @@ def test_without_a_source_weather_is_never_guessed(text: str) -> None:
     assert reply is not None and reply.skill == "live"
     assert reply.available is False
     assert reply.text == NO_WEATHER_SOURCE
+
+
+@pytest.mark.parametrize("text", ["have we got frost on the way", "are we getting snow"])
+def test_the_weather_asked_with_we_is_still_the_weather(tmp_path: Path, text: str) -> None:
+    """ "we" makes a question sound personal; the forecast is nobody's own data (it said
+    "I don't know: I have nothing stored about that")."""
+    from tests.state_kit import kit_settings, make_assistant
+
+    reply = make_assistant(kit_settings(tmp_path)).handle_text(text).reply
+    assert reply.text == NO_WEATHER_SOURCE
+
+
+@pytest.mark.parametrize(
+    "text", ["do we have rain gear in the car", "is there any milk", "have we got fog lights",
+             "the storm is coming to the cinema"],
+)
+def test_weather_words_about_other_things_are_no_forecast(text: str) -> None:
+    assert Answers(Settings(), HOME).recognize(text) != "live"
 
 
 @pytest.mark.parametrize(

@@ -94,10 +94,34 @@ _LATER = (
 
 @dataclass(frozen=True)
 class ClockQuestion:
-    kind: str  # "time", "date", "offset", "later" or "convert"
+    kind: str  # "time", "date", "offset", "later", "convert" or "compare"
     place: str  # as said
     shift: timedelta = timedelta()  # "later": the span from now, negative looking back
-    at: str = ""  # "convert": the clock time here, as said ("9 am")
+    at: str = ""  # "convert", "compare": the clock time here, as said ("9 am")
+    relation: str = ""  # "compare": "past", "before" or "nearly"
+
+
+# "is it past four yet", "has it gone half five", "is it before 9", "is it nearly
+# noon": the clock against a time (it was "I don't know that command").
+_COMPARE = re.compile(
+    r"^(?:is it|it is|is it already|(?P<verb>has it (?:gone|got to|passed|turned|reached)"
+    r"|have we (?:gone|passed|got to|reached)))"
+    r"(?: (?P<relation>past|after|gone|later than|before|earlier than|not yet|nearly|almost"
+    r"|close to|coming up to))? (?P<at>[a-z0-9: ]+?)(?: o'?clock)?"
+    r"(?: (?:yet|already|now|then|at the moment))*$"
+)
+_RELATION = {"past": "past", "after": "past", "gone": "past", "later than": "past",
+             "before": "before", "earlier than": "before", "not yet": "before",
+             "nearly": "nearly", "almost": "nearly", "close to": "nearly",
+             "coming up to": "nearly"}
+_HALF_DAY_SAID = re.compile(r"\b(?:am|pm|a m|p m|noon|midday|midnight|morning|afternoon"
+                            r"|evening|night|tonight)\b")
+# The time asked about starts as a clock does: "morning" or "bedtime" is no time of day.
+_CLOCK_START = re.compile(
+    r"^(?:\d|half |quarter |twenty|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve)\b|noon|midday|midnight)"
+)
+NEARLY = timedelta(minutes=30)  # "is it nearly four": within half an hour of it
 
 
 # "what time will it be in london when it's 9 am here", "if it's 6 pm here what time is it
@@ -129,6 +153,13 @@ def parse(
     for kind, shape in _HERE:
         if shape.match(text):
             return ClockQuestion(kind, "")
+    if (m := _COMPARE.match(digits)) and (m["relation"] or m["verb"] or re.search(
+            r" (?:yet|already)$", digits)):
+        at = m["at"].strip()
+        found = resolve_time(f"at {at}", datetime.now().astimezone())
+        if found is not None and found.kind == "time" and _CLOCK_START.match(at):
+            return ClockQuestion("compare", "", at=at, relation=_RELATION.get(
+                m["relation"] or "past", "past"))
     for kind, shape in _SHAPES:
         if m := shape.match(text):
             place = m.group("place").strip()
@@ -155,6 +186,8 @@ def _later(text: str) -> ClockQuestion | None:
 def answer(question: ClockQuestion, now: datetime, places: Places) -> Answer:
     if question.kind == "later":
         return _moved(question, now)
+    if question.kind == "compare":
+        return _compared(question, now)
     if not question.place:
         return here(question, now)
     place = places.find(question.place)
@@ -229,6 +262,41 @@ def _converted(question: ClockQuestion, now: datetime, place: Place) -> Answer:
     return Answer(text, SKILL, {"place": place.label, "zone": place.zone_name,
                                 "here": mine.isoformat(), "there": there.isoformat(),
                                 "offset_minutes": minutes, "found": True})
+
+
+def _compared(question: ClockQuestion, now: datetime) -> Answer:
+    """Now against the time asked about. A bare hour ("past four") is the one of its two
+    readings nearest now: 16:00 in the evening, 04:00 before dawn."""
+    found = resolve_time(f"at {question.at}", now)
+    assert found is not None  # parse() read it
+    clock = found.when.astimezone(now.tzinfo)
+    target = now.replace(hour=clock.hour, minute=clock.minute, second=0, microsecond=0)
+    if not _HALF_DAY_SAID.search(question.at) and 1 <= clock.hour <= 12:
+        other = target.replace(hour=(clock.hour + 12) % 24)
+        target = min((target, other), key=lambda t: abs((t - now).total_seconds()))
+    left = target - now
+    it_is = f"it's {now:%H:%M}"
+    to_go = f"{_minutes(left)} to {target:%H:%M}"
+    if question.relation == "before":
+        text = f"Yes, {it_is}: {to_go}." if left > timedelta() else f"No, {it_is}."
+    elif question.relation == "nearly":
+        if left <= timedelta():
+            text = f"It's already past {target:%H:%M}: {it_is}."
+        else:
+            text = f"{'Yes' if left <= NEARLY else 'No'}, {it_is}: {to_go}."
+    else:
+        text = f"Yes, {it_is}." if left <= timedelta() else f"No, {it_is}: {to_go}."
+    return Answer(text, SKILL, {"local": now.isoformat(), "asked": target.isoformat(),
+                                "relation": question.relation, "reached": left <= timedelta()})
+
+
+def _minutes(left: timedelta) -> str:
+    minutes = max(1, round(left.total_seconds() / 60))
+    hours, rest = divmod(minutes, 60)
+    parts = [f"{hours} {plural(hours, 'hour')}"] if hours else []
+    if rest:
+        parts.append(f"{rest} {plural(rest, 'minute')}")
+    return " and ".join(parts)
 
 
 def _relation(minutes: int) -> str:

@@ -42,6 +42,15 @@ _WEATHER = re.compile(
     r"for tomorrow))?$|\bshould i wear (?:an? )?(?:coat|jacket|shorts)\b"
     r"|\bchance of (?:rain|snow)\b|\bwhat is it like (?:outside|out)\b|\bshould i (?:take|bring)"
     r" an? (?:umbrella|coat|jacket)\b"
+    # "will it freeze tonight", "have we got frost on the way", "will there be fog": the
+    # forecast (a model guessed at the first)
+    r"|\b(?:will|is|does|would) it (?:going to |gonna )?(?:freeze|frost|be below freezing)\b"
+    r"|\b(?:will there be|is there|are there|have we got|do we have|are we getting|are we due)"
+    r" (?:any |a |some )?(?:frost|fog|sleet|snow|rain|showers|storms?|thunder(?:storms?)?"
+    r"|gales?|a heatwave)\b(?! (?:gear|coats?|jackets?|boots|covers?|water|barrels?|butts?"
+    r"|gauges?|macs?|mats?|proofs?|lights?|machines?|cloud))"
+    r"|\b(?:frost|fog|sleet|snow|rain|showers|storms?|thunderstorms?|gales?|a heatwave)"
+    r" (?:on the way|coming|due|forecast|expected)\b"
 )
 # Other live facts: (topic as a reply names it, what asks for it).
 _TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -129,8 +138,8 @@ def _weather_question(plain: str, today: date) -> LiveQuestion:
         ask = "rain"
     elif re.search(r"\b(?:snow|snowing|snowy|hail|sleet)\b", plain):
         ask = "snow"
-    elif re.search(r"\b(?:hot|cold|warm|chilly|freezing|temperature|degrees|high|low|coat|jacket|"
-                   r"gloves|scarf)\b", plain):
+    elif re.search(r"\b(?:hot|cold|warm|chilly|freezing|freeze|frost|frosty|temperature|degrees"
+                   r"|high|low|coat|jacket|gloves|scarf)\b", plain):
         ask = "temperature"
     elif re.search(r"\b(?:wind|windy|breezy)\b", plain):
         ask = "wind"

@@ -105,9 +105,13 @@ class TurnHandler:
             # ("the score from the kids' match") is about their data, not the world's,
             # unless a grammar anchored the world ("search the web for ...").
             live = computed is not None and computed.data.get("skill") == "live"
+            # The weather is nobody's own data, whoever asks ("have we got frost on the
+            # way" said "I don't know: I have nothing stored about that")
+            weather = live and computed.data.get("topic") == "weather"
             if live and (sensed := self._read_outdoors(decision, computed)) is not None:
                 return sensed  # no weather source: a sensor in the garden answers
-            if computed is not None and not (live and not boundary_allows_general(decision)):
+            if computed is not None and not (live and not weather
+                                             and not boundary_allows_general(decision)):
                 return computed
         if intent == Intent.SYSTEM and (kept := self._reminder_taken_back(decision, context)):
             return kept

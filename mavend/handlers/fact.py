@@ -32,10 +32,10 @@ from mavend.search import RecordSearch
 from mavend.state.records import Fact
 
 _WHEN_LAST = re.compile(
-    r"^(?:when|what time|what day) did i (?:last |most recently )?(?P<what>.+?)(?: last)?$"
+    r"^(?:when|what time|what day) did (?:i|we) (?:last |most recently )?(?P<what>.+?)(?: last)?$"
 )
 _HOW_MUCH = re.compile(r"^how (?P<how>much|many|long|often) (?P<what>.+)$")
-_DID_I = re.compile(r"^(?:did|have) i (?:already )?(?P<what>.+)$")
+_DID_I = re.compile(r"^(?:did|have) (?:i|we) (?:already )?(?P<what>.+)$")
 _PERIODS = ("today", "yesterday", "this week", "last week", "this month")
 
 

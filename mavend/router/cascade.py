@@ -27,7 +27,7 @@ from mavend.router.negation import retimed, said_again, withdrawal
 from mavend.router.personal import judge_personal, may_share_personal
 from mavend.router.policy import ClassifierResultLike, Pick, PolicyName, RoutePolicy
 from mavend.router.slots import SlotExtractor, SlotHints
-from mavend.router.statement import asks_whether, is_statement
+from mavend.router.statement import asks_whether, is_statement, logs_done
 from mavend.smalltalk import is_feeling
 
 log = logging.getLogger(__name__)
@@ -412,6 +412,14 @@ class Router:
                 decided_by=f"{picked.decided_by}+statement",
                 out_of_scope=False,
             )
+        if (picked.intent in (Intent.ACT, Intent.QUERY) or picked.out_of_scope) \
+                and logs_done(text):
+            # "i descaled the coffee machine this morning": a thing done, to log (it was
+            # "I can't do that: it isn't on my list of allowed actions")
+            # The sentence form decides, not the score the deciders gave another intent.
+            picked = replace(picked, intent=Intent.FACT, decided_by=f"{picked.decided_by}+done",
+                             confidence=max(picked.confidence, self.policy.clarify_threshold),
+                             out_of_scope=False)
         if picked.intent is Intent.ACT and asks_whether(text):
             # "are all the switches turned on upstairs?" shares its words with the command
             # to turn them on: a question about a state is answered, never acted on.

@@ -529,11 +529,20 @@ _FACT_PATTERNS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], tuple[str
         ),
         lambda m: (_thing(m["k"]), _quantity(m["q"])),
     ),
-    (re.compile(r"\bi (?:really )?(?:like|love|enjoy) (?P<v>.+)"), lambda m: ("likes", m["v"])),
+    (re.compile(r"\bi (?:really )?(?:like|love|enjoy|adore) (?P<v>.+)"),
+     lambda m: ("likes", m["v"])),
+    (re.compile(r"\bi(?:'m| am|m) (?:really |so |totally )?(?:crazy|mad|nuts|potty|wild"
+                r"|obsessed) (?:about|with) (?P<v>.+)"), lambda m: ("likes", m["v"])),
+    (re.compile(r"\bi(?:'m| am|m) (?:a )?(?:big |huge )?(?:fan of|keen on) (?P<v>.+)"),
+     lambda m: ("likes", m["v"])),
+    (re.compile(r"\bi(?:'m| am|m) not (?:a )?(?:big |huge )?(?:fan of|keen on) (?P<v>.+)"
+                r"|\bi (?:really )?(?:can'?t stand|cannot stand|loathe|detest) (?P<w>.+)"),
+     lambda m: ("dislikes", m["v"] or m["w"])),
     (re.compile(r"\bi (?:don'?t like|hate|dislike) (?P<v>.+)"), lambda m: ("dislikes", m["v"])),
     (re.compile(r"\b(?:call me|my name is) (?P<v>.+)"), lambda m: ("name", m["v"])),
     (
-        re.compile(r"\bi (?:just )?(?P<k>[a-z]+ed)\b ?(?P<v>.*)"),
+        re.compile(r"\b(?:i|we)(?:'ve| have)? (?:just |already |finally )?(?P<k>[a-z]+ed)\b ?"
+                   r"(?P<v>.*)"),
         lambda m: (m["k"], m["v"] or "done"),
     ),
 )

@@ -107,6 +107,42 @@ def is_statement(text: str) -> bool:
     return not (value.endswith("ing") and value not in _ING_THINGS)
 
 
+# A thing the owner says they did ("i descaled the coffee machine this morning", "we've
+# just swapped the air filter") or how they feel about something ("i'm crazy about
+# sushi"): something to log, never an act to run nor a question to answer. The words
+# name a device or a thing to buy as often as a command does, and the deciders sent
+# some of them to `act` ("I can't do that") or `query` ("I don't know").
+_DONE = re.compile(
+    rf"^{_FILLER}(?:i|we)(?:'ve| have)?\s+(?:just\s+|already\s+|finally\s+|also\s+)?"
+    r"(?!(?:wanted|wondered|asked|forgot|needed|meant|hoped|said|thought|decided|tried"
+    r"|noticed|realised|realized|heard|guessed|reckoned|supposed|planned|used|liked|loved"
+    r"|preferred|expected|feared|worried|wished|pressed|started|stopped|turned|switched)\b)"
+    r"(?:(?![a-z]*eed\b)[a-z]+ed|took|ate|drank|had|gave|fed|did|made|ran|swam|rode|bought|paid|got|went"
+    r"|put|set|cut|swept|hung|threw|wrote|read|sent|spent|lost|found|broke|sold|left|kept"
+    r"|taken|eaten|drunk|given|done|made|written|thrown)\s+\S"
+)
+_FEELS = re.compile(
+    rf"^{_FILLER}(?:i'm|i am|im)\s+(?:really\s+|so\s+|totally\s+)?(?:(?:crazy|mad|nuts"
+    r"|potty|wild)\s+about|obsessed\s+with)\s+\S"
+    rf"|^{_FILLER}i\s+(?:really\s+|absolutely\s+)?(?:adore|can't stand|cannot stand|loathe"
+    r"|detest)\s+\S"
+    rf"|^{_FILLER}(?:i'm|i am|im)\s+(?:not\s+)?(?:a\s+)?(?:big\s+|huge\s+)?(?:fan of|keen on)"
+    r"\s+\S"
+)
+# What makes it a request after all: "i turned the lamp off can you turn it on", a time
+# to come ("i fed the cat remind me at 5"), a question mark.
+_NOT_A_LOG = re.compile(r"\b(?:can you|could you|would you|will you|please|remind me|should i"
+                        r"|tomorrow|tonight|later|next)\b")
+
+
+def logs_done(text: str) -> bool:
+    """`text` (normalized) tells of a thing the owner did, or of a liking: a fact to log."""
+    said = text.strip().lower().rstrip(".!")
+    if "?" in said or _NOT_A_LOG.search(said):
+        return False
+    return _DONE.match(said) is not None or _FEELS.match(said) is not None
+
+
 # A yes/no question about how things are: "are all the lights off", "is the heating on",
 # "have the lights in the garden gone off". Not a request ("can you", "will you") and not
 # an imperative "have"/"do" ("have a look", "do the dishes playlist").
