@@ -246,6 +246,11 @@ class Assistant:
             instead = instead_said(withdrawn.slots.text) if negated else ""
             if repaired := repaired_add(said):  # "add eggs to the list no wait oat milk"
                 return self._turn(repaired, session, context)
+            if negated and (ended := parse_command(said)) and ended.kind == "alarm":
+                # "don't wake me up tomorrow": that day's alarm skipped (it said "OK, I
+                # won't wake you up tomorrow", and the alarm rang)
+                decision = self._stage0(utterance, Intent.REMINDER, said, "reminder-command")
+                return decision, self.handler.command(ended, context)
             if instead and parse_command(instead) is not None:
                 # "don't set it for 6, set it for 7": the reminder command wanted runs ("set
                 # it for 7" moves the alarm just set); the words taken back run nothing. (A

@@ -423,6 +423,11 @@ def test_impossible_dates_get_one_sentence(answers: Answers) -> None:
         ("a quarter of 80", 20),
         ("the cube root of 27", 3),
         ("a 20 percent tip on 50 dollars", 50 * 20 // 100),
+        # a whole number and a fraction (no calculation before: a model guessed)
+        ("what's 3 and a half times 12", 42),
+        ("what's 12 times two and a half", 30),
+        ("what is 2 and three quarters times 4", 11),
+        ("what's 1 and a quarter plus 0.75", 2),
     ],
 )
 def test_exact_arithmetic(answers: Answers, text: str, result: int) -> None:

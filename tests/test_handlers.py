@@ -260,6 +260,25 @@ def test_timers_are_reminders_listed_cancelled_and_snoozed_by_voice(settings, cl
     assert say(assistant, "list my reminders").text == "You have no reminders set."
 
 
+def test_a_question_about_a_reminder_routed_as_one_is_answered(settings, clock) -> None:
+    """A decider took "when's the next time i'm seeing the physio" for a reminder to set
+    ("When should I remind you?"); it asks about one. Another reminder does not answer
+    it, and nothing is set."""
+    script = {
+        **SCRIPT,
+        "when's the next time i'm seeing the physio": Route(Intent.REMINDER),
+        "when is my physio": Route(Intent.REMINDER),
+    }
+    assistant = make_assistant(settings, clock=clock, llm=ScriptedLlm(script))
+    say(assistant, "remind me to call the bank tomorrow at 9")
+    assert say(assistant, "when's the next time i'm seeing the physio").text == (
+        "I don't have a reminder about that."
+    )
+    say(assistant, "remind me about the physio on friday at 10")
+    assert "10:00" in say(assistant, "when is my physio").text
+    assert len(ReminderBook(assistant.store, TZ).pending()) == 2
+
+
 # facts and queries -------------------------------------------------------------
 def test_a_fact_then_a_query_returns_it(settings, clock) -> None:
     assistant = assistant_for(settings, clock)

@@ -340,3 +340,35 @@ def test_one_later_day_taken_out_alone(assistant: Assistant, clock: MovableClock
     reply = say(assistant, said)
     assert "won't go off on Friday 4 December" in reply.text, reply.text
     assert fired_days(assistant, clock, 3) == ["Thu 07:00", "Sat 07:00", "Sun 07:00"]
+
+
+@pytest.mark.parametrize("said", [
+    "no need to wake me on friday",
+    "i don't need waking on friday",
+    "don't wake me up on friday",
+    "let me have a lie in on friday",
+    "i'm off work on friday so no alarm",
+    "we're away on friday so you can skip the alarm",
+])
+def test_a_day_not_to_be_woken_skips_that_days_alarm(assistant: Assistant, clock: MovableClock,
+                                                     said: str) -> None:
+    """Said as not being woken, or with a reason first: "no need to wake me tomorrow" set
+    a new alarm at 09:00 named by the words, and "don't wake me up tomorrow" said "OK, I
+    won't" and left the alarm to ring. Friday's alarm is taken out; the others go off."""
+    say(assistant, "set an alarm for 7am every day")
+    reply = say(assistant, said)
+    assert "won't go off on Friday 4 December" in reply.text, reply.text
+    assert fired_days(assistant, clock, 3) == ["Thu 07:00", "Sat 07:00", "Sun 07:00"]
+
+
+def test_a_day_not_to_be_woken_with_no_alarm_sets_none(assistant: Assistant) -> None:
+    reply = say(assistant, "no need to wake me tomorrow")
+    assert reply.text == "You have no alarms set."
+    assert book(assistant).pending() == []
+
+
+def test_a_reason_with_no_day_is_not_read_as_a_day_off(assistant: Assistant) -> None:
+    """No day in the reason: nothing is skipped on a guess."""
+    say(assistant, "set an alarm for 7am every day")
+    say(assistant, "i'm tired so no alarm")
+    assert only_pending(assistant).series.skips == ()

@@ -182,6 +182,10 @@ def _computes(tokens: list[str]) -> bool:
 def _apply_templates(text: str) -> tuple[str, bool]:
     """The text with a whole-phrase form rewritten in symbols, and whether the answer
     is a percentage."""
+    # "3 and a half times 12", "2 and three quarters": a whole number and a fraction
+    # (it was no calculation, and a model guessed)
+    text = re.sub(r"\b(\d+(?:\.\d+)?) and (a|one|\d+) (half|halves|thirds?|quarters?)\b",
+                  lambda m: f"({m[1]} + {'1' if m[2] in ('a', 'one') else m[2]} {m[3]})", text)
     text = re.sub(r"\b(?:a|one) (half|third|quarter|fifth|tenth)\b", r"(1/\1)", text)
     text = re.sub(r"^half\b", "(1/half)", text)
     for word, denominator in _FRACTIONS.items():

@@ -27,6 +27,7 @@ from mavend.handlers.common import (
     Outcome,
     Reply,
     TurnContext,
+    content_stems,
     looks_like_question,
 )
 from mavend.handlers.confirm import op_room, pending_op
@@ -40,7 +41,7 @@ from mavend.handlers.reminder_days import DaysCommand
 from mavend.handlers.system import SystemHandler
 from mavend.handlers.timed import TimedActs
 from mavend.home.devices import outdoor_room
-from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source
+from mavend.router.decision import PERSONAL_SOURCES, Decision, Intent, Slots, Source, Stage
 from mavend.router.grammar import normalize
 from mavend.router.personal import boundary_allows_general
 
@@ -61,6 +62,16 @@ _OWN = re.compile(r"\b(?:my|our|mine|ours|i|i'm|i've|i'd|me)\b")
 _REMIND_ME = re.compile(r"^(?:remind|tell) me (?:to|about) (?P<task>\S.*?)" + NO_LONGER_TAIL)
 
 
+# "when's my next physio", "what time am i seeing the dentist": asks when (never says it).
+_ASKS_WHEN = re.compile(
+    r"^(?:so |um |uh |hey )*(?:when(?:'s| is| are| am| do| does| will)|whens"
+    r"|what (?:time|day) (?:is|are|am|do|does|will))\b(?!.*\bremind\b)"
+)
+# The words of a question about the reminders themselves, not about a thing reminded of.
+_ABOUT_REMINDERS = frozenset(
+    {"remind", "reminder", "alarm", "timer", "next", "time", "set", "go", "off", "ring",
+     "due", "one", "first", "last", "upcom", "com", "s", "m", "re", "ll", "d", "ve"}
+)
 _OUTSIDE = re.compile(r"\b(?:outside|outdoors|out there|out)\b")
 
 
@@ -99,6 +110,11 @@ class TurnHandler:
             # own data, so it is personal: it is answered from there or not at all.
             source = Source.FACTS if intent == Intent.FACT else Source.NOTES
             return self.query.handle(replace(decision, source=source, personal=True))
+        if intent == Intent.REMINDER and decision.stage is not Stage.GRAMMAR and _ASKS_WHEN.match(
+                normalize(decision.utterance)):
+            # "when's the next time i'm seeing the physio" asks about a reminder; a decider
+            # that took it for one to set asked "When should I remind you?"
+            return self._when_reminded(decision)
         if intent in (Intent.QUERY, Intent.CHAT) and decision.source not in PERSONAL_SOURCES:
             computed = self.computed(decision)
             # Worked out here, never by a model; but a "live" question about the user
@@ -177,6 +193,19 @@ class TurnHandler:
         slots = Slots(fn="device_read", has_fn=True, args={"quantity": str(quantity), "room": room},
                       text=decision.slots.text)
         return self.acts.handle(replace(decision, intent=Intent.ACT, slots=slots))
+
+    def _when_reminded(self, decision: Decision) -> Reply:
+        """The reminder a question names, its time; a question about one that is not
+        set is said so (it read the other reminders out, as if they answered it)."""
+        questions = self.reminders.questions
+        said = decision.utterance
+        found = questions.time_left(said) or questions.when_is(said)
+        if found is not None:
+            return found
+        if content_stems(said) - _ABOUT_REMINDERS:
+            return Reply("I don't have a reminder about that.", data={"reminders": []})
+        return self.query.handle(replace(decision, intent=Intent.QUERY,
+                                         source=Source.REMINDERS, personal=True))
 
     def computed(self, decision: Decision) -> Reply | None:
         """The answer mavend works out or looks up itself (mavend.answers), or None."""

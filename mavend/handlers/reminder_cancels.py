@@ -65,6 +65,39 @@ _NO_NEED = re.compile(
 )
 
 
+# The alarm of one day not wanted, said as not being woken: "no need to wake me tomorrow",
+# "i don't need waking on friday", "let me have a lie in tomorrow" (the first two set an
+# alarm at 09:00 named by the words). With a reason first: "i'm off work tomorrow so no
+# alarm", the day said in the reason.
+_NO_WAKE_ASK = (
+    r"(?:(?:there's |there is )?no need to (?:wake|get) me(?: up)?|no alarm|no wake ?up(?: call)?"
+    r"|(?:i|we) (?:don'?t|do not) need (?:waking(?: up)?|to be woken(?: up)?|to get up early"
+    r"|an alarm|my alarm|the alarm|a wake ?up(?: call)?)"
+    r"|(?:you can |just )?(?:skip|turn off|switch off|cancel) (?:my|the) alarm"
+    r"|let me (?:sleep in|lie in|have a lie in)|i(?:'m| am) having a lie in"
+    r"|(?:please )?(?:don'?t|do not) (?:wake|get) me(?: up)?)"
+)
+_NO_WAKE = re.compile(
+    rf"{POLITE}{_NO_WAKE_ASK} (?:on |for )?(?P<day>{_DAY_SAID})(?: please| thanks| then)?$"
+)
+_REASON_NO_WAKE = re.compile(
+    rf"^(?P<reason>.+?),? (?:so|and so|which means|meaning) {_NO_WAKE_ASK}"
+    r"(?: (?:please|thanks|then|for once))?$"
+)
+
+
+def _no_wake(said: str) -> ReminderCommand | None:
+    """That day's alarm skipped: the series goes on, a one-off is cancelled."""
+    day = ""
+    if unwoken := _NO_WAKE.match(said):
+        day = unwoken["day"]
+    elif (reason := _REASON_NO_WAKE.match(said)) and (named := ONE_DAY.search(reason["reason"])):
+        day = named["day"]
+    if not day:
+        return None
+    return ReminderCommand("cancel", what=f"alarm {day}", kind="alarm", day=day)
+
+
 # Everything at once, named by no kind (a bare "cancel" is the system's: the question
 # asked, or nothing). Asked about first, like any bulk cancel.
 _ALL_OF_IT = re.compile(
@@ -78,6 +111,8 @@ def parse_cancel(said: str) -> ReminderCommand | None:
     if (stop := _STOP_REMINDING.match(said)) and not is_pronoun(stop["what"]):
         what = stop["what"]
         return ReminderCommand("cancel", what=what, kind=kind_of(what))
+    if (unwoken := _no_wake(said)) is not None:
+        return unwoken
     if (unneeded := _NO_NEED.match(said)) is not None:
         what = unneeded["more"] or unneeded["need"] or unneeded["mind"] or unneeded["no"]
         day = unneeded["day"] or unneeded["day2"] or ""
