@@ -37,6 +37,12 @@ _BARE_STEP = re.compile(
     r"(?: (?:please|still|again|than that))*$"
 )
 # The acts whose devices a follow-up may mean: the home's own (generated device acts).
+# An answer to "Which heating?" is short and names one: "the living room one", "turn
+# down the one in the office". Two requests joined, or a long one, are a new request
+# ("leave the kitchen light on but turn the ceiling one off in the living room" turned
+# the living room's heating down).
+_NOT_AN_ANSWER = re.compile(r"\b(?:but|and|then|also|instead|leave|keep)\b")
+MAX_ANSWER_WORDS = 8
 _HOME_ACTS = re.compile(r"^(?:device_\w+|light_set|lights_on|lights_off)$")
 
 
@@ -147,6 +153,8 @@ class DeviceQuestion:
         self.ctx.session.pop(key)
         if grammar is not None and command_around_a_time(grammar, said, self.ctx.now()):
             return None  # "the sun is in my eyes in the bedroom": a request of its own
+        if len(said.split()) > MAX_ANSWER_WORDS or _NOT_AN_ANSWER.search(said):
+            return None
         name = chosen(asked.get("choices") or [], said)
         if not name:
             return None

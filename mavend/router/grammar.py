@@ -30,6 +30,7 @@ from mavend.config import ActSpec, ActsSettings
 from mavend.errors import ConfigError
 from mavend.language.disfluency import fluent
 from mavend.language.reminder_kinds import trigger_first
+from mavend.language.rooms import as_home_rooms
 from mavend.router.decision import Intent, Source
 from mavend.router.snap import Snapped, snap, snap_words
 
@@ -59,6 +60,7 @@ class CommandGrammar:
         self._slot_lists = {**_unfilled_lists(self._intents), **_act_slot_lists(acts.allow)}
         self._wake = _wake_word_pattern(wake_words)
         self._known: frozenset[str] | None = None
+        self._named: tuple[tuple[str, ...], tuple[str, ...]] | None = None  # rooms, devices
 
     @classmethod
     def from_dir(cls, directory: Path, acts: ActsSettings, wake_words: Iterable[str] = ()):
@@ -130,7 +132,19 @@ class CommandGrammar:
             found = self._match(typed)  # "whats the temperature in the bathroom", typed
         if found is None and (reordered := trigger_first(normalized)) is not None:
             found = self._match(reordered)  # "remind me when i get home to feed the cat"
+        if found is None and (homed := self._home_rooms(normalized)) != normalized:
+            found = self._match(homed)  # "the hall light", the home's room a "hallway"
         return found
+
+    def _home_rooms(self, normalized: str) -> str:
+        if self._named is None:
+            devices = self._slot_lists.get("device") or self._intents.slot_lists.get("device")
+            names = tuple(getattr(v.text_in, "text", "") or ""
+                          for v in (getattr(devices, "values", ()) or ()))
+            self._named = (self.rooms(), names)
+        if not self._named[0]:
+            return normalized
+        return as_home_rooms(normalized, *self._named)
 
     def _match(self, normalized: str) -> GrammarMatch | None:
         try:

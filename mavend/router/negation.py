@@ -247,11 +247,27 @@ def renumbered(first: str, then: str) -> str:
     return first.strip()[: last.start()] + said
 
 
+# "leave the kitchen light on but turn the ceiling one off in the living room": the first
+# part asks for nothing to change; the request is the rest (a pronoun in it points back
+# at what is left alone, so such a rest is not taken).
+_LEFT_AS_IS = re.compile(
+    r"^(?:(?:please|just|ok|okay|so)\s+)*(?:leave|keep)\s+(?:the|my|our)\s+(?P<thing>[a-z' ]+?)\s+"
+    r"(?:on|off|open|closed|shut|running|locked|as (?:it is|they are)|alone)\s*,?\s+"
+    r"(?:but|and)\s+(?:(?:please|just|then)\s+)?(?P<rest>\S.*)$"
+)
+_BACK_REFERENCE = re.compile(r"\b(?:it|them|that|those|this|these)\b")
+
+
 def said_again(said: str, now: datetime) -> str:
     """The words with a number corrected in the same breath said once, the right way:
     "set a timer for ten minutes no fifteen" -> "set a timer for fifteen minutes", "wake
     me up at 7 actually 7 30" -> "wake me up at 7 30", "remind me at 5 no 6 to call the
-    vet" -> "remind me at 6 to call the vet"; "" when there is no such correction."""
+    vet" -> "remind me at 6 to call the vet"; a thing left as it is said before the
+    request dropped ("leave the porch light on but turn off the hall light" -> "turn off
+    the hall light"); "" when there is no such correction."""
+    if (left := _LEFT_AS_IS.match(said)) and not _BACK_REFERENCE.search(left["rest"]):
+        # "... turn the ceiling one off": one of the kind left alone, a light
+        return re.sub(r"\b(?<=[a-z] )one\b", left["thing"].split()[-1], left["rest"], count=1)
     fix = _TIME_FIX.search(said)
     if fix is None or not _NUMBER.search(said[: fix.start()]) or _REPAIR.search(said):
         return ""  # "... no wait 10", "... actually no make it 10": the repair's own reading
