@@ -30,6 +30,11 @@ AROUND["entities"] += [
     placed("hallway", "binary_sensor.hallway_window", "Hallway window", "off",
            device_class="window"),
     placed("living_room", "cover.living_room_blinds", "Living Room blinds", "open", **BLIND),
+    placed("shed", "cover.shed_door", "Shed door", "open", device_class="garage",
+           current_position=100, supported_features=3),
+    placed("shed", "lock.shed_door_lock", "Shed door lock", "unlocked", supported_features=0),
+    placed("shed", "valve.shed_water_valve", "Shed water valve", "open", device_class="water",
+           supported_features=3),
 ]
 
 
@@ -104,3 +109,35 @@ def test_a_new_request_after_which_one_is_no_answer(home: Home) -> None:
     home.say("close the blind")
     home.say("the office one")
     assert home.changed() == {"cover.office_blinds"}
+
+
+def test_a_door_with_its_own_lock_is_locked_by_the_lock(home: Home) -> None:
+    """ "lock the shed door", the door a cover and "shed door lock" its lock: the lock
+    (it said "The shed door can't be locked.")."""
+    asked = home.say("check if the shed door is locked")
+    assert asked.text == "The shed door lock is unlocked.", asked.text
+    reply = home.say("lock the shed door")
+    assert home.state("lock.shed_door_lock") == "locked", reply.text
+    assert home.state("cover.shed_door") == "open"
+    home.say("make sure the shed door is shut")
+    assert home.state("cover.shed_door") == "closed"
+    assert home.changed() == {"lock.shed_door_lock", "cover.shed_door"}
+
+
+def test_make_sure_and_a_tap(home: Home) -> None:
+    home.say("make sure the bedroom lamp is off")
+    home.say("turn off the shed tap")
+    assert home.state("light.bedroom_lamp") == "off"
+    assert home.state("valve.shed_water_valve") == "closed"
+    assert home.changed() == {"light.bedroom_lamp", "valve.shed_water_valve"}
+
+
+@pytest.mark.parametrize(
+    ("said", "changed"),
+    [("turn off the bedroom lamp because it's too bright", {"light.bedroom_lamp"}),
+     ("close the blinds because the sun's in my eyes in the office", {"cover.office_blinds"})],
+)
+def test_a_command_said_before_why(home: Home, said: str, changed: set[str]) -> None:
+    """It read "the bedroom lamp because it's too bright" as a device's name."""
+    reply = home.say(said)
+    assert home.changed() == changed, reply.text

@@ -207,7 +207,8 @@ VALVE = DeviceClass(
     ("valve", "tap"),
     ("valves", "taps"),
     _positioned("valve"),
-    kinds={"water": (("water valve", "valve", "water"), ("valves",)),
+    kinds={"water": (("water valve", "valve", "water", "tap", "water tap", "stopcock"),
+                     ("valves", "taps")),
            "gas": (("gas valve", "gas"), ("gas valves",))},
 )
 LOCK = DeviceClass(

@@ -86,7 +86,10 @@ def resolve(
     if op_act == "device_which":
         return _of_kind(devices, args.get("kind", ""), room, args.get("state", ""))
     word = args.get("device", "")
-    if args.get("about") in LOCK_WORDS and (locks := [
+    # "lock the garage door" where the door is a cover and "garage door lock" its lock:
+    # the lock (it said "The garage door can't be locked.")
+    locking = args.get("about") in LOCK_WORDS or op_act in ("device_lock", "device_unlock")
+    if locking and (locks := [
         d for d in devices if d.type == "lock" and f" {word} " in f" {d.name} "
         and d.name != word
     ]):

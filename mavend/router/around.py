@@ -36,6 +36,8 @@ def after_reason(grammar: CommandGrammar, utterance: str) -> GrammarMatch | None
     ("... open the water valve out there"). A why that asks, negates or reports ("why
     did you turn on the light", "i told him not to ...") is none."""
     words = normalize(grammar.strip_wake_word(normalize(utterance))).split()
+    if (after := _reason_after(grammar, words)) is not None:
+        return after
     if len(words) < 4 or words[0] not in _REASON_START:
         return None
     for cut in range(2, len(words) - 1):
@@ -54,6 +56,32 @@ def after_reason(grammar: CommandGrammar, utterance: str) -> GrammarMatch | None
                     match = replace(match, slots={**match.slots, "room": room},
                                     text=" ".join(words))
                 return match
+    return None
+
+
+_BECAUSE = frozenset({"because", "cause", "'cause", "cos", "coz", "as", "since"})
+
+
+def _reason_after(grammar: CommandGrammar, words: list[str]) -> GrammarMatch | None:
+    """ "turn on the bedroom fan because it's boiling": the command said before why (it
+    read "the bedroom fan because it's boiling" as a device). The why opens as a
+    statement; a room it names is the command's when the command names none."""
+    for at, word in enumerate(words):
+        if word not in _BECAUSE or at < 2 or at + 1 >= len(words):
+            continue
+        why = words[at + 1:]
+        if why[0] not in _REASON_START or _NO_REASON_WORDS.intersection(why):
+            continue
+        said = " ".join(words[:at])
+        match = grammar.match(said)
+        if match is None or match.intent is not Intent.ACT or match.wildcard \
+                or withdrawal(said) is not None:
+            continue
+        room = _room_in(grammar, " ".join(why))
+        if room and "room" not in match.slots and "device" in match.slots:
+            homed = grammar.match(f"{said} in the {room}")
+            match = homed if homed is not None and homed.intent is Intent.ACT else match
+        return replace(match, text=" ".join(words))
     return None
 
 
