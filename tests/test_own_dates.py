@@ -162,3 +162,15 @@ def test_days_until_a_day_not_kept_say_so(tmp_path: Path) -> None:
     turn = a.handle_text("how long until my birthday")
     assert turn.reply.text.startswith("I don't know when your birthday is.")
     assert "15:30" not in turn.reply.text
+
+
+def test_no_task_said_reminds_of_the_day_itself(tmp_path: Path) -> None:
+    """ "remind me the day before my sister's birthday", routed as a reminder: of the
+    birthday (it asked "What should I remind you about?")."""
+    reminder = Classified(Intent.REMINDER, 0.99, {Intent.REMINDER: 0.99})
+    a = make_assistant(kit_settings(tmp_path), clock=MovableClock(NOW),
+                       classifier=ScriptedClassifier({}, reminder))
+    a.ctx.notes.add("my sister's birthday is on 12 january", KEPT)
+    reply = a.handle_text("remind me the day before my sister's birthday").reply
+    assert reply.text.startswith("OK, I'll remind you about your sister's birthday"), reply.text
+    assert _pending(a) == [("my sister's birthday", "2027-01-11 09:00")]

@@ -42,6 +42,11 @@ def series_of(said: str, now: datetime = NOW, *, alarm: bool = False) -> Series:
          "2027-01-01 09:00", "on the 1st of every month at 09:00"),
         ("every three hours drink some water", "FREQ=HOURLY;INTERVAL=3",
          "2026-12-02 18:30", "every 3 hours"),
+        # "every couple of hours": two (it was a one-off reminder in two hours)
+        ("every couple of hours drink some water", "FREQ=HOURLY;INTERVAL=2",
+         "2026-12-02 17:30", "every 2 hours"),
+        ("every couple of weeks on friday clean the car", "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR",
+         "2026-12-04 09:00", "every other Friday at 09:00"),
         ("every 45 minutes stand up", "FREQ=MINUTELY;INTERVAL=45",
          "2026-12-02 16:15", "every 45 minutes"),
         ("every morning at 7 open the blinds", "FREQ=DAILY", "2026-12-03 07:00",

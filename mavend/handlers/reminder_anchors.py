@@ -19,6 +19,7 @@ from mavend.handlers.common import HandlerContext
 from mavend.handlers.own_dates import OwnDates
 from mavend.handlers.reminder_find import ReminderFinder
 from mavend.handlers.reminder_words import duration_of
+from mavend.language.anchors import own_anchors
 from mavend.language.reminder_kinds import TIMER
 from mavend.router.decision import Decision
 from mavend.router.grammar import normalize
@@ -54,8 +55,12 @@ class ReminderAnchors:
             return decision
         when, read = found
         said = re.search(rf"(?:\b(?:on|for|by) )?{re.escape(when.phrase)}", read)
-        slots = replace(decision.slots, time=when.when, has_time=True,
-                        text=reminder_task(read, said.group(0) if said else when.phrase))
+        task = reminder_task(read, said.group(0) if said else when.phrase)
+        if not task and (named := own_anchors(normalize(decision.utterance))):
+            # "remind me the day before my mum's birthday": of the birthday (it asked
+            # "What should I remind you about?")
+            task = named[0]["said"]
+        slots = replace(decision.slots, time=when.when, has_time=True, text=task)
         return replace(decision, slots=slots, clarify=None)
 
     def before_the_one_in_focus(self, decision: Decision, session: str) -> Decision:

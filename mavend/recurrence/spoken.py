@@ -55,6 +55,9 @@ _REPEATS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                     r"\s+month\b"),
         ("monthly", rf"\b{_EVERY}\s+month\s+on\s+the\s+{_NTH}\b"),
         ("every_n", r"\b(?:every|each)\s+(?P<n>\d+)\s+(?P<unit>minute|hour|day|week|month)s?\b"),
+        # "every couple of hours", "every pair of weeks": two of them
+        ("every_n", r"\b(?:every|each)\s+(?:couple|pair)(?:\s+of)?\s+"
+                    r"(?P<unit>minute|hour|day|week|month)s\b"),
         ("other_days", rf"\b{_EVERY}\s+(?:other|second|2nd|2th)\s+(?P<days>{_DAYS})\b"),
         ("other", r"\b(?:every|each)\s+(?:other|second|2nd|2th)\s+(?P<unit>day|week|month|year)\b"),
         ("weekdays", rf"\b(?:{_EVERY}\s+(?:week\s*day|work\s*day|working\s+day|weekday)|"
@@ -129,7 +132,7 @@ def _read_repeat(name: str, m: re.Match[str]) -> _Parsed:
         which = -1 if groups["which"] in ("last", "final") else int(groups["which"][0])
         return _Parsed("MONTHLY", byday=(f"{which}{_weekday_codes(groups['day'])[0]}",))
     if name == "every_n":
-        return _Parsed(_UNIT[groups["unit"]], interval=max(1, int(groups["n"])))
+        return _Parsed(_UNIT[groups["unit"]], interval=max(1, int(groups.get("n") or 2)))
     if name == "other_days":
         return _Parsed("WEEKLY", interval=2, byday=_weekday_codes(groups["days"]))
     if name == "other":
