@@ -33,7 +33,13 @@ NOW = datetime(2026, 12, 7, 17, 0, tzinfo=TZ)
         ("set one more for an hour called laundry", "timer",
          "set a timer for an hour called laundry"),
         ("um and another one for 90 seconds", "timer", "set a timer for 90 seconds"),
-        ("start a second one for 8", "timer", "set a timer for 8"),
+        # a bare number after a timer is its minutes ("for 10" was a timer until 10:00)
+        ("start a second one for 8", "timer", "set a timer for 8 minutes"),
+        ("and one for ten", "timer", "set a timer for ten minutes"),
+        ("and one for 6 15", "alarm", "set an alarm for 6 15"),
+        # the kind said: that kind ("another alarm" named an alarm "another alarm")
+        ("and another alarm for 6 15", "alarm", "set an alarm for 6 15"),
+        ("and another timer for 3 minutes", "alarm", "set a timer for 3 minutes"),
         ("set another one for 7", "alarm", "set an alarm for 7"),
         ("another one at 7 30", "alarm", "set an alarm at 7 30"),
         # a span is a timer whatever came before; a time of day an alarm
@@ -55,6 +61,7 @@ def test_another_one_is_the_request_it_stands_for(said: str, kind: str, asked: s
         ("another one", "timer"),  # no time: not this
         ("set another reminder for tomorrow", "timer"),  # names its own kind
         ("add another one to the list", "timer"),
+        ("one for the road", "timer"),  # "one" with no "and" before it
     ],
 )
 def test_anything_else_is_left_alone(said: str, kind: str) -> None:

@@ -366,6 +366,18 @@ def test_cancel_all_asks_and_cancels_exactly_those_on_yes(
     ]
 
 
+def test_cancel_all_my_reminders_leaves_the_alarms(assistant: Assistant) -> None:
+    """ "delete all my reminders" asked "Cancel all 2 reminders?" of a reminder and the
+    morning alarm, and a yes cancelled the alarm too. The alarms stay, as the timers do."""
+    say(assistant, "wake me up at 7 tomorrow")
+    say(assistant, "remind me tomorrow at 9 to buy stamps")
+    say(assistant, "set a timer for ten minutes")
+    asked = say(assistant, "delete all my reminders")
+    assert asked.text.startswith("Cancel the reminder to buy stamps?"), asked.text
+    assert say(assistant, "yes").text == "Cancelled 1 reminder."
+    assert sorted(r["kind"] for r in pending(assistant)) == ["alarm", "timer"]
+
+
 @pytest.mark.parametrize("said", ["cancel everything", "delete it all", "cancel all of them",
                                   "please get rid of everything i've set"])
 def test_cancel_everything_asks_about_every_kind_and_cancels_them(

@@ -121,6 +121,19 @@ def test_two_sized_timers_said_as_one_are_two(tmp_path: Path) -> None:
             for kind, _, hour, minute, _, name in pending] == [("timer", 5, ""), ("timer", 10, "")]
 
 
+@pytest.mark.parametrize("said", [
+    "set a timer for 5 minutes for the eggs and 8 minutes for the toast",
+    "set two timers 5 minutes for the eggs and 8 minutes for the toast",
+    "start a timer for 5 minutes for the eggs, and another for 8 minutes for the toast",
+])
+def test_two_named_timers_said_as_one_are_two(tmp_path: Path, said: str) -> None:
+    """It was one timer of 5 minutes, named "eggs and 8 minutes for the toast"."""
+    pending = _pending(tmp_path, said)
+    assert [(kind, (hour * 60 + minute) - (10 * 60 + 45), name)
+            for kind, _, hour, minute, _, name in pending] == [("timer", 5, "eggs"),
+                                                               ("timer", 8, "toast")]
+
+
 def test_an_alarm_named_by_its_time_is_the_one_cancelled(tmp_path: Path) -> None:
     """ "delete the 6 30 alarm" said it found no alarm like that."""
     pending = _pending(tmp_path, "set an alarm for half six tomorrow",

@@ -347,12 +347,18 @@ class ReminderHandler:
 
     def _cancel_all(self, command: ReminderCommand, session: str) -> Reply:
         chosen = of_kind(self.ctx.reminders.active(), command.kind)
+        if command.kind == REMINDER:
+            # "delete all my reminders" leaves the alarms, as it leaves the timers (it
+            # asked "Cancel all 2 reminders?" of an alarm and a reminder)
+            chosen = [r for r in chosen if r.kind != ALARM]
         plural = _NOUNS[command.kind][1]
         if not chosen:
             return Reply("There's nothing to cancel." if not command.kind
                          else f"You have no {plural}.")
         question = (
-            f"Cancel {label(chosen[0])}?" if len(chosen) == 1
+            # "Cancel the reminder to buy stamps?" (it was "Cancel buy stamps?")
+            f"Cancel {owned_name(chosen[0]) if chosen[0].kind == REMINDER else label(chosen[0])}?"
+            if len(chosen) == 1
             else f"Cancel all {len(chosen)} {plural}?" if command.kind
             else f"Cancel everything: {counted(chosen)}?"
         )

@@ -154,8 +154,11 @@ def parse_command(text: str) -> ReminderCommand | None:
 # which kind is in focus).
 _ANOTHER_ONE = re.compile(
     rf"{_POLITE}(?:(?:and|also|ok|okay|now|then) )*(?:(?:set|start|make|put on|add|do|create|"
-    r"give me)(?: me)? )?(?:another|one more|a second|a third|a new|an extra|a further)"
-    r"(?: one)? (?P<rest>(?:for|at|in|of) .+)$"
+    r"give me)(?: me)? )?(?:(?:another|one more|a second|a third|a new|an extra|a further)"
+    r"(?: one| (?P<noun>alarm|timer))?|(?<=and |lso |lus )one)"
+    # "and one for 6 15", "and another alarm for 6 15" (it named an alarm "another
+    # alarm", and a timer "one for 10" set for the first one's 5 minutes)
+    r" (?P<rest>(?:for|at|in|of) .+)$"
 )
 _NAMED_AFTER = re.compile(r" (?:called|named|for (?:the|my)) .+$")
 _CLOCK_TIME = re.compile(r"^at |\b(?:am|pm|a m|p m|o ?clock|noon|midnight)\b|\d:\d\d")
@@ -169,12 +172,16 @@ def another_one(said: str, kind: str) -> str | None:
     if m is None:
         return None
     rest = m["rest"]
+    kind = m["noun"] or kind
     span = _NAMED_AFTER.sub("", rest).removeprefix("for ").removeprefix("of ")
     if rest.startswith(("for ", "of ")) and duration_of(span) is not None:
         kind = "timer"
     elif _CLOCK_TIME.search(rest):  # "one more for 8 am" after a timer: an alarm
         kind = "alarm"
     if kind == "timer":
+        if (number := re.fullmatch(r"for (?P<n>\d+|[a-z]+(?: [a-z]+)?)", rest)) and (
+                parse_number(number["n"]) is not None):
+            return f"set a timer for {number['n']} minutes"  # "and one for 10": minutes
         return f"set a timer {rest}"
     if kind == "alarm":
         return f"set an alarm {rest}"

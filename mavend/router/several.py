@@ -211,13 +211,31 @@ _SIZED = re.compile(
 )
 
 
+# "set a timer for 5 minutes for the eggs and 8 minutes for the toast": two named timers
+# (it was one, named "eggs and 8 minutes for the toast", of 5 minutes)
+_SPAN = (r"(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen"
+         r"|twenty|twenty five|thirty|forty|forty five|fifty|sixty|ninety|half an?)"
+         r"(?: and a (?:half|quarter))? (?:seconds?|secs?|minutes?|mins?|hours?|hrs?)")
+_LABELLED = re.compile(
+    r"^(?P<verb>(?:(?:please|can you|could you)\s+)*(?:set|start|put on|give me|make)"
+    r"(?: me)?)\s+(?:a |two |2 )?timers?\s+(?:for\s+)?(?P<a>" + _SPAN + r")\s+(?:for|on)\s+"
+    r"(?P<la>[a-z' ]+?),?\s+and\s+(?:(?:a|one|another)\s+(?:timer\s+)?)?(?:for\s+)?"
+    r"(?P<b>" + _SPAN + r")\s+(?:for|on)\s+(?P<lb>[a-z' ]+)$"
+)
+
+
 def _sized_timers(grammar: CommandGrammar, said: str, now: datetime) -> list[str] | None:
     """"set a 5 minute timer and a 10 minute timer": two timers (it was one, named "set a 5
     minute timer and a timer"); each half must be the grammar's timer."""
     m = _SIZED.match(said)
-    if m is None:
+    if (labelled := _LABELLED.match(said)) is not None:
+        verb = labelled["verb"]
+        requests = [f"{verb} a timer for {labelled['a']} for {labelled['la']}",
+                    f"{verb} a timer for {labelled['b']} for {labelled['lb']}"]
+    elif m is None:
         return None
-    requests = [f"{m['verb']} {m['first']}", f"{m['verb']} a {m['second']}"]
+    else:
+        requests = [f"{m['verb']} {m['first']}", f"{m['verb']} a {m['second']}"]
     for request in requests:
         found = grammar.match(request)
         length = find_time(request, now)
