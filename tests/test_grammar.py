@@ -31,6 +31,15 @@ def grammar() -> CommandGrammar:
         ("stop", Intent.SYSTEM, "stop", {}),
         ("what can you do", Intent.SYSTEM, "help", {}),
         ("louder", Intent.SYSTEM, "louder", {}),
+        # said the way people ask a speaker (each refused or sent elsewhere before)
+        ("put some music on", Intent.ACT, "media_play", {}),
+        ("stick the music back on please", Intent.ACT, "media_play", {}),
+        ("i don't like this song", Intent.ACT, "media_next", {}),
+        ("not this track", Intent.ACT, "media_next", {}),
+        ("turn it up a bit", Intent.SYSTEM, "louder", {}),
+        ("i can't hear it", Intent.SYSTEM, "louder", {}),
+        ("that's too loud", Intent.SYSTEM, "quieter", {}),
+        ("turn it down a touch please", Intent.SYSTEM, "quieter", {}),
         ("set a timer for ten minutes", Intent.REMINDER, "timer", {"when": "ten minutes"}),
         (
             "remind me to call mom at five pm",

@@ -75,6 +75,19 @@ def act_runs(assistant: Assistant) -> list[dict]:
 
 
 # act ------------------------------------------------------------------------
+def test_music_asked_for_by_what_it_is_says_what_can_be_done(settings, clock) -> None:
+    """ "play some jazz" read out the whole allowlist; no music is chosen by name here,
+    and the reply says what the player can do instead. Nothing runs."""
+    script = {**SCRIPT, "play some jazz": Route(Intent.ACT),
+              "turn on the pool pump": Route(Intent.ACT)}
+    assistant = make_assistant(settings, clock=clock, llm=ScriptedLlm(script))
+    reply = say(assistant, "play some jazz")
+    assert reply.outcome == Outcome.REFUSED
+    assert reply.text.startswith("I can't choose what to play"), reply.text
+    assert act_runs(assistant) == []
+    assert "pool pump" in say(assistant, "turn on the pool pump").text  # not music
+
+
 def test_an_allowlisted_act_runs_as_argv_and_is_logged(settings, clock) -> None:
     assistant = assistant_for(settings, clock)
     reply = say(assistant, "lock the screen")

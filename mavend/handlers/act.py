@@ -260,6 +260,12 @@ TO_HOME_PLAYER = {
 
 
 # A floor said where the whole home could be ("lights off downstairs").
+# "play some jazz", "put on the new adele album", "queue up something relaxing": music
+# chosen by what it is, which the player's allowlisted acts cannot do.
+_PLAY_SOMETHING = re.compile(
+    r"^(?:(?:can|could|would) you |please |i want to )?(?:play|put on|stick on|queue up"
+    r"|listen to|i'd like to hear|let's hear|lets hear) (?!the (?:lights?|heating)\b)\S"
+)
 _FLOOR = re.compile(
     r"\b(?:downstairs|upstairs|(?:on|in) the (?:ground|first|second|third|top|bottom|lower|"
     r"upper|main) floor|(?:in|on) the (?:basement|attic|cellar|loft))\b"
@@ -283,6 +289,12 @@ class ActHandler:
             said = decision.slots.text or decision.utterance
             if routine := routine_named(said):
                 return self._no_routine(routine)
+            if _PLAY_SOMETHING.match(normalize(said)):
+                # "play some jazz": no music is chosen by name here; say what can be done
+                player = (" I can only play or pause what the media player has: say \"play\" "
+                          "to start it." if self.ctx.settings.acts.get("media_play") else "")
+                return Reply(f"I can't choose what to play.{player}", Outcome.REFUSED,
+                             "not_allowed", {"thing": "music"})
             return self.refuse(thing_named(said))
         if decision.clarify is not None:
             # The router's question already lists what the slot allows.
