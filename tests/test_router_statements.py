@@ -30,6 +30,10 @@ def rows(name: str) -> list[str]:
     ("text", "states"),
     [
         ("my dentist is doctor patel", True),
+        # a correction said as one: kept (it was answered with the old value)
+        ("actually the spare key is in the shed now", True),
+        ("no sorry my locker code is 4413", True),
+        ("actually is the back door locked", False),
         ("so my favourite film is alien", True),
         ("our wifi password is sunflower22", True),
         ("my keys are in the blue bowl", True),
@@ -205,3 +209,15 @@ def test_a_thing_done_is_a_fact_row_even_when_the_deciders_say_act(tmp_path: Pat
     facts = [tuple(r) for r in conn.execute("SELECT key, value FROM facts").fetchall()]
     assert facts == [("descaled", "the coffee machine")]
     assert conn.execute("SELECT COUNT(*) FROM act_runs").fetchone()[0] == 0
+
+
+def test_a_place_said_again_as_a_correction_is_kept_and_answers(tmp_path: Path,
+                                                                 router) -> None:
+    """ "actually the spare key is in the shed now" was answered as a question (with the
+    old place) and not kept, so the next question still said the blue jar."""
+    assistant = make_assistant(kit_settings(tmp_path), classifier=router.classifier)
+    assistant.handle_text("the spare key is in the blue jar on the dresser")
+    moved = assistant.handle_text("actually the spare key is in the shed now").reply
+    assert moved.text.startswith("Noted"), moved.text
+    answer = assistant.handle_text("where's the spare key").reply.text
+    assert "shed" in answer and "jar" not in answer, answer

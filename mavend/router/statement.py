@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import re
 
-_FILLER = r"(?:(?:so|well|ok|okay|oh|um|uh|hey|right|fyi|btw|by the way|just so you know)[, ]+)*"
+# "actually the spare key is in the shed now": a correction is said as a statement too
+# (it was answered with the old place, and the new one was not kept)
+_FILLER = (r"(?:(?:so|well|ok|okay|oh|um|uh|hey|right|fyi|btw|by the way|just so you know"
+           r"|actually|sorry|correction|update|no|and|also)[, ]+)*")
 _ASKS = re.compile(
     r"^(?:what|whats|who|whos|whose|where|wheres|when|which|why|how|is|are|was|were|do|does"
     r"|did|can|could|would|will|should|shall|tell|remind|show|find|look|search|check|read"
