@@ -299,6 +299,7 @@ class Assistant:
         split = split_list_command(said, utterance=utterance)
         if split is not None:  # "add eggs to the list and set a timer": both, in order
             listed_reply = self.lists.command(split.command, context)
+            self.list_focus.keep(session, split.command, listed_reply)  # "i bought the eggs"
             decision, other = self._turn(split.rest_naming_items(), session, context)
             first, second = (listed_reply, other) if split.list_first else (other, listed_reply)
             return decision, joined_replies(first, second)

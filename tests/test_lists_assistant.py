@@ -352,3 +352,18 @@ def test_a_list_add_corrected_with_more_than_things_adds_nothing(
     a = make_assistant(settings)
     a.handle_text(said)
     assert _items(settings.storage.database_path()) == []
+
+
+def test_whats_left_on_the_list_reads_the_list_beside_a_reminder_of_its_name(
+    tmp_path: Path,
+) -> None:
+    """With a reminder "to go shopping" set, "what's left on the shopping list" said when
+    the reminder goes off ("Your reminder, go shopping, is in 5 hours")."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text("put milk and eggs on my list and remind me to go shopping tomorrow at 5 pm")
+    a.handle_text("i bought the eggs")
+    turn = a.handle_text("what's left on the shopping list")
+    assert turn.reply.text == "Your shopping list has 1 item: milk. Ticked off: eggs.", (
+        turn.reply.text)
+    assert len(a.ctx.reminders.pending()) == 1

@@ -120,7 +120,8 @@ _LEFT = re.compile(
     rf"{_POLITE}(?:how (?:long|much time|much longer|many minutes) "
     r"(?:is |are |do i have |have i got |is there )?"
     r"(?:left|remaining|to go)?|what'?s left|time left)"
-    r"(?: (?:on|for|in|of|until|till) (?P<target>.+?))?"
+    # "what's left on the shopping list" is the list's (it said when "go shopping" was)
+    r"(?: (?:on|for|in|of|until|till) (?P<target>(?!.*\blist$).+?))?"
     r"(?: (?:is done|goes off|rings|is up|ends))?$|"
     r"how long (?:until|till|before) (?P<until>.+?)(?: (?:goes off|rings|is up|ends))?$|"
     # "when's my next reminder", "what time is my next alarm": the first one of the kind
