@@ -259,13 +259,13 @@ TO_HOME_PLAYER = {
 }
 
 
-# A floor said where the whole home could be ("lights off downstairs").
 # "play some jazz", "put on the new adele album", "queue up something relaxing": music
 # chosen by what it is, which the player's allowlisted acts cannot do.
 _PLAY_SOMETHING = re.compile(
     r"^(?:(?:can|could|would) you |please |i want to )?(?:play|put on|stick on|queue up"
     r"|listen to|i'd like to hear|let's hear|lets hear) (?!the (?:lights?|heating)\b)\S"
 )
+# A floor said where the whole home could be ("lights off downstairs").
 _FLOOR = re.compile(
     r"\b(?:downstairs|upstairs|(?:on|in) the (?:ground|first|second|third|top|bottom|lower|"
     r"upper|main) floor|(?:in|on) the (?:basement|attic|cellar|loft))\b"
