@@ -138,12 +138,24 @@ APART = [
     (WED, "remind me about my 9 am meeting tomorrow", lon(2025, 3, 13, 9, 0)),
     (WED, "tomorrow take the pills at 7 and at 8", lon(2025, 3, 13, 9, 0)),
 ]
+EVENINGS = [
+    # Dinner, drinks, the theatre: a bare hour is the evening (a later day read 7-11 as the
+    # morning: "dinner with sam on friday at 8" was 08:00); a meeting keeps the morning,
+    # an alarm wins, and am said stays am.
+    (WED, "remind me about dinner with sam on friday at 8", lon(2025, 3, 14, 20, 0)),
+    (WED, "drinks at 7 on saturday", lon(2025, 3, 15, 19, 0)),
+    (WED, "the cinema at seven thirty tomorrow", lon(2025, 3, 13, 19, 30)),
+    (WED, "book the table for supper thursday at 8", lon(2025, 3, 13, 20, 0)),
+    (WED, "meeting at 8 on friday", lon(2025, 3, 14, 8, 0)),
+    (WED, "wake me at 7 on friday for dinner prep", lon(2025, 3, 14, 7, 0)),
+    (WED, "dinner at 8 am on friday", lon(2025, 3, 14, 8, 0)),
+]
 
 
 @pytest.mark.parametrize(
     ("now", "text", "expected"),
     [*APART, *BARE_PAIRS, *HALF_HOURS, *YEAR_WITH_IN, *COMING, *SEPARATED_DATES, *GLYPHS,
-     *WEEKDAYS_LATER],
+     *WEEKDAYS_LATER, *EVENINGS],
 )  # fmt: skip
 def test_the_families(now: datetime, text: str, expected: datetime) -> None:
     check(now, text, expected)

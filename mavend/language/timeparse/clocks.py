@@ -71,6 +71,11 @@ ALARM_RE = re.compile(
     r"(?<![^\W_])(?:wake|waking|alarm|get\s+up|getting\s+up)(?![^\W_])"
     r"|(?<![^\W_])(?:будильник|разбуди|подъ[её]м)\w*",  # Russian: alarm, wake me, getting up
 )
+# What happens in the evening: a bare hour said with it is after noon ("dinner at 8").
+EVENING_RE = re.compile(
+    r"(?<![^\W_])(?:dinner|supper|drinks|the\spub|date\snight|the\stheatre|the\stheater"
+    r"|the\scinema|the\smovies|the\sconcert|the\sgig|the\sshow|bedtime|nightcap)(?![^\W_])"
+)
 _PERIOD_RE = re.compile(
     r"(?:(?P<pfx>this|in\sthe|during\sthe|at|next|tonight|early\sin\sthe|late\sin\sthe|"
     r"for\sthe|over\sthe|the|after|before)\s)?"

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mavend.language.timeparse.atoms import Clock, DateSpec, Offset, Period
 from mavend.language.timeparse.candidates import add_bdays, add_months, date_candidates, week_of
-from mavend.language.timeparse.clocks import ALARM_RE, PERIODS
+from mavend.language.timeparse.clocks import ALARM_RE, EVENING_RE, PERIODS
 from mavend.language.timeparse.grammar import find_atoms
 from mavend.language.timeparse.groups import Group, group_atoms
 from mavend.language.timeparse.lexing import Lexed, lex
@@ -71,6 +71,8 @@ def resolve_text(
         also = text[other_start:other_end]
     if ALARM_RE.search(lx.canon):
         _mornings(best)
+    elif EVENING_RE.search(lx.canon):
+        _evenings(best)
     resolved = _resolve_group(best, now, prefer_future, default_time)
     if resolved is None:
         return None
@@ -124,6 +126,15 @@ def _mornings(g: Group) -> None:
     clock = g.clock
     if clock is not None and not (clock.meridiem or clock.exact24 or g.period) and clock.h != 12:
         g.period = Period("am", PERIODS["am"])
+
+
+def _evenings(g: Group) -> None:
+    """Dinner, drinks or the theatre with a bare hour is an evening ("dinner with sam on
+    friday at 8" was 08:00: a later day reads 7-11 as the morning)."""
+    clock = g.clock
+    if clock is not None and not (clock.meridiem or clock.exact24 or g.period) \
+            and 1 <= clock.h <= 11:
+        g.period = Period("pm", PERIODS["pm"])
 
 
 def _usable(g: Group) -> bool:
