@@ -367,3 +367,43 @@ def test_whats_left_on_the_list_reads_the_list_beside_a_reminder_of_its_name(
     assert turn.reply.text == "Your shopping list has 1 item: milk. Ticked off: eggs.", (
         turn.reply.text)
     assert len(a.ctx.reminders.pending()) == 1
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [("add eggs", ["eggs"]), ("stick some coffee and milk on", ["coffee", "milk"]),
+     ("could you add bread please", ["bread"])],
+)
+def test_everyday_things_added_with_no_list_named_go_on_the_shopping_list(
+    tmp_path: Path, said: str, kept: list[str]
+) -> None:
+    """ "add eggs" was kept as a note "add eggs"."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    assert a.handle_text(said).reply.text.startswith("Added"), said
+    assert _items(settings.storage.database_path()) == [("shopping", k, 0) for k in kept]
+
+
+def test_an_add_with_no_list_and_a_reminder_in_one_breath(tmp_path: Path) -> None:
+    """ "add eggs and remind me to buy them tomorrow" was kept whole as a note."""
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text("add eggs and remind me to buy them tomorrow at 5 pm")
+    assert _items(settings.storage.database_path()) == [("shopping", "eggs", 0)]
+    assert [r.text for r in a.ctx.reminders.pending()] == ["buy eggs"]
+
+
+@pytest.mark.parametrize("said", ["add call the bank", "add tiles", "add the lights"])
+def test_an_add_of_what_is_not_shopping_names_no_list(tmp_path: Path, said: str) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text(said)
+    assert _items(settings.storage.database_path()) == []
+
+
+def test_a_sum_after_a_list_was_read_is_a_sum(tmp_path: Path) -> None:
+    settings = kit_settings(tmp_path)
+    a = make_assistant(settings)
+    a.handle_text("add eggs")
+    assert a.handle_text("add 5 and 3").reply.text == "That's 8."
+    assert _items(settings.storage.database_path()) == [("shopping", "eggs", 0)]

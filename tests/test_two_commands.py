@@ -27,6 +27,14 @@ def test_an_act_and_a_timer(tmp_path: Path) -> None:
     assert turn.reply.outcome == "done"
 
 
+def test_the_volume_and_an_act_both_run(tmp_path: Path) -> None:
+    """ "turn the volume down and pause the music" turned the volume down and dropped the
+    pause: a louder or quieter is half of two like any act."""
+    a = make_assistant(kit_settings(tmp_path))
+    a.handle_text("turn the volume up and lock the screen")
+    assert [r["name"] for r in a.ctx.acts.runs()] == ["volume_up", "lock_screen"]
+
+
 def test_one_request_with_and_in_it_stays_one(tmp_path: Path) -> None:
     a = make_assistant(kit_settings(tmp_path))
     a.handle_text("remind me to call mum and dad at 5 pm")

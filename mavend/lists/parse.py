@@ -299,6 +299,11 @@ _WE_NEED = re.compile(
     r"(?:some\s+|more\s+|a\s+few\s+|a\s+bit\s+of\s+|another\s+)?(?P<items>(?!to\b)[a-z][a-z' ]*?)"
     r"(?:\s+(?:again|too|as well|from the shops?|for the weekend))?$"
 )
+_BARE_ADD = re.compile(
+    r"^(?:(?:oh|so|ok|okay|and|also|please|can you|could you)\s+)*(?:add|stick|pop|chuck|bung)"
+    r"\s+(?:some\s+|more\s+|a\s+few\s+)?(?P<items>(?!to\b|a\b|an\b|the\b)[a-z][a-z' ]*?)"
+    r"(?:\s+on)?(?:\s+(?:please|as well|too))?$"
+)
 _BUT_NOT = re.compile(r"^(?P<said>.+?)\s+but (?:not|no|don't add|dont add|leave out)\s+\S.*$")
 # What runs out but is not bought: time, patience, the office, one's breath.
 _NOT_BOUGHT = re.compile(
@@ -360,6 +365,13 @@ def parse_list_command(said: str, *, utterance: str = "") -> ListCommand | None:
         items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
         return ListCommand("add", SHOPPING, tuple(i for i in items if i not in PRONOUNS)) \
             if items else None
+    if (bare := _BARE_ADD.match(text)) and not _MORE_THAN_ITEMS.search(bare["items"]):
+        # "add eggs", "stick some milk and bread on": everyday things with no list named go
+        # on the shopping list (it kept a note "add eggs"); anything else is the router's
+        span = bare["items"]
+        items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
+        if items and all(whole_item(singular(item.split()[-1])) for item in items):
+            return ListCommand("add", SHOPPING, tuple(items))
     if (need := _WE_NEED.match(text)) and not _MORE_THAN_ITEMS.search(need["items"]):
         span = need["items"]
         items = split_items(span, list_name=SHOPPING, breaks=comma_breaks(span, utterance or said))
@@ -507,8 +519,8 @@ def for_list_in_focus(said: str, list_name: str, *, utterance: str = "") -> List
         if m is None:
             continue
         span = next((g for g in m.groups() if g), "")
-        if _PARTICLE.search(span):
-            return None
+        if _PARTICLE.search(span) or re.fullmatch(r"[\d ]+(?:(?:and|plus|\+) [\d ]+)*", span):
+            return None  # "add 5 and 3" is a sum, whatever list was just read
         found = _added(span, list_name, utterance)
         return None if found is None else ListCommand(action, list_name, found.items)
     return None

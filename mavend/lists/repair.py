@@ -26,6 +26,7 @@ _TAIL = re.compile(r"\s+(?:instead|rather|please)$")
 # the list"): the second version is said with it.
 _VERB = re.compile(r"^(?:add|put|stick|pop|write down|jot down|write|jot|chuck|bung|throw)\b")
 _MAX_WORDS = 6
+_LIST_NAMED = re.compile(r"\b(?:on|to|onto|in)\s+(?:the|my|our)\s+(?:[a-z-]+\s+){0,2}list$")
 
 
 def repaired_add(said: str) -> str:
@@ -35,7 +36,7 @@ def repaired_add(said: str) -> str:
     if taken_back is None or taken_back.kind != "repair" or not taken_back.then:
         return ""
     first, then = taken_back.first, _strip(taken_back.then)
-    if (verb := _VERB.match(first)) and parse_list_command(first) is None:
+    if (verb := _VERB.match(first)) and _LIST_NAMED.search(then):
         # "add eggs no wait oat milk to the list": the second version names the list
         whole = f"{verb.group(0)} {then}"
         again = parse_list_command(whole)

@@ -44,7 +44,7 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
         if not left or not right or (_REPEAT_DAYS.search(left) and _A_DAY.match(right)):
             continue  # "every monday, wednesday and saturday": one repeat's days
         first = grammar.match(left)
-        if first is None or first.intent is Intent.SYSTEM:
+        if first is None or _system_only(first):
             continue
         second = grammar.match(right)
         if second is None:
@@ -58,10 +58,20 @@ def two_commands(grammar: CommandGrammar, said: str, now: datetime) -> tuple[str
             # light: the timer, and the rest asked for on its own (it named the timer "and
             # turn off the kitchen light", and nobody heard that there was none)
             return left, right
-        if second is None or second.intent is Intent.SYSTEM:
+        if second is None or _system_only(second):
             continue
         return left, right
     return None
+
+
+# The system commands that change something in the room: "turn the volume down and pause
+# the music" runs both (the pause was dropped). The others ("stop", "help", "repeat")
+# are about the conversation itself and never half of two.
+_ACTING_SYSTEM = frozenset({"louder", "quieter"})
+
+
+def _system_only(match: GrammarMatch) -> bool:
+    return match.intent is Intent.SYSTEM and match.name not in _ACTING_SYSTEM
 
 
 _DAY = rf"{WEEKDAY}s?"
