@@ -407,6 +407,30 @@ def test_cancel_everything_with_nothing_set_or_a_no_cancels_nothing(
     assert len(pending(assistant)) == 1
 
 
+@pytest.mark.parametrize(
+    ("set_first", "said", "kind", "fires"),
+    [
+        ("set an alarm for 7 tomorrow",
+         "cancel my alarm for tomorrow morning and set one for 8 instead", "alarm",
+         "2026-12-03T08:00"),
+        ("remind me to call the vet at 3 pm tomorrow",
+         "scrap the vet reminder and make it 4 instead", "reminder", "2026-12-03T16:00"),
+        ("set a timer for 5 minutes", "cancel the timer and set one for 10 minutes", "timer",
+         "2026-12-02T14:10"),
+    ],
+)
+def test_cancel_one_and_set_another_moves_it(
+    assistant: Assistant, set_first: str, said: str, kind: str, fires: str
+) -> None:
+    """It looked for an alarm called "my alarm for tomorrow morning and set one for 8
+    instead" and changed nothing."""
+    say(assistant, set_first)
+    reply = say(assistant, said)
+    assert reply.outcome == Outcome.DONE, reply.text
+    (left,) = pending(assistant)
+    assert left["kind"] == kind and left["fire_at"].startswith(fires), (left["fire_at"], fires)
+
+
 def test_a_no_to_cancel_all_cancels_nothing(assistant: Assistant) -> None:
     say(assistant, "set an alarm for 7")
     say(assistant, "wake me up at 8 on saturday")

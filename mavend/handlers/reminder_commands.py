@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
-from mavend.handlers.reminder_cancels import CANCEL, NEXT_ONLY, parse_cancel
+from mavend.handlers.reminder_cancels import CANCEL, NEXT_ONLY, ONE_DAY, parse_cancel
 from mavend.handlers.reminder_commands_ru import as_english
 from mavend.handlers.reminder_words import EPOCH as _EPOCH
 from mavend.handlers.reminder_words import NOUN as _NOUN
@@ -143,7 +143,8 @@ def parse_command(text: str) -> ReminderCommand | None:
     said = as_english(said) or said  # a Russian command, as the English one it stands for
     if _LIST.match(said):
         return ReminderCommand("list", kind=_kind(said))
-    for parse in (_timer, _snooze, _rename, _timer_edits, parse_cancel, _left, _move):
+    for parse in (_timer, _snooze, _rename, _timer_edits, _cancel_and_set, parse_cancel, _left,
+                  _move):
         command = parse(said)
         if command is not None:
             return command
@@ -427,6 +428,34 @@ def bare_minutes(said: str) -> str | None:
     m = _BARE_NUMBER.match(normalize(said))
     number = parse_number(m["n"]) if m else None
     return f"in {number} minutes" if number is not None and 0 < number <= 999 else None
+
+
+# "cancel my alarm for tomorrow and set one for 8 instead": that one moved (it looked for
+# an alarm called "my alarm for tomorrow morning and set one for 8 instead")
+_CANCEL_AND_SET = re.compile(
+    rf"{_POLITE}(?:cancel|scrap|delete|ditch|drop|get rid of) (?P<ref>.+?),? and (?:just )?"
+    r"(?:set|make|put|do|create|give me) (?:one|another|another one|a new one|it|an? (?:new )?"
+    r"(?:alarm|reminder|timer)) (?P<when>(?:(?:for|at) )?.+?)(?: instead)?$"
+)
+
+
+def _cancel_and_set(said: str) -> ReminderCommand | None:
+    m = _CANCEL_AND_SET.match(said)
+    if m is None or not (_has_noun(m["ref"]) or _is_pronoun(m["ref"])):
+        return None
+    day = ONE_DAY.search(m["ref"])
+    ref = ONE_DAY.sub("", m["ref"]).strip() if day else m["ref"]
+    what, pronoun, kind = _target(ref)
+    when = m["when"].removeprefix("for ")
+    if duration_of(when) is not None:
+        if kind != "timer":
+            return None
+        when = f"in {when}"  # "cancel the timer and set one for 10 minutes": 10 from now
+    elif day:
+        when = f"{when} {day['day']}"
+    if resolve_time(when, _EPOCH) is None:
+        return None
+    return ReminderCommand("move", what=what, pronoun=pronoun, kind=kind, when=when)
 
 
 def _move(said: str) -> ReminderCommand | None:
