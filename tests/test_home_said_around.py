@@ -35,6 +35,12 @@ AROUND["entities"] += [
     placed("shed", "lock.shed_door_lock", "Shed door lock", "unlocked", supported_features=0),
     placed("shed", "valve.shed_water_valve", "Shed water valve", "open", device_class="water",
            supported_features=3),
+    placed("hallway", "vacuum.hallway_robot", "Hallway robot", "docked", battery_level=90,
+           supported_features=8220),
+    placed("living_room", "climate.living_room_radiator", "Living Room radiator", "heat",
+           hvac_modes=["off", "heat"], temperature=20, current_temperature=18.5, min_temp=7,
+           max_temp=30, supported_features=385),
+    placed("living_room", "scene.movie_night", "Movie Night", "unknown"),
 ]
 
 
@@ -141,3 +147,24 @@ def test_a_command_said_before_why(home: Home, said: str, changed: set[str]) -> 
     """It read "the bedroom lamp because it's too bright" as a device's name."""
     reply = home.say(said)
     assert home.changed() == changed, reply.text
+
+
+def test_a_room_said_after_the_degrees_and_the_house_after_off(home: Home) -> None:
+    """ "set the heating to 21 in the living room" named nothing ("the heating"); "turn the
+    heating off everywhere" named "the heating off everywhere"; the reply said "heatings"."""
+    home.say("set the heating to 21 in the living room")
+    living = home.standin.states["climate.living_room_radiator"]["attributes"]
+    assert living["temperature"] == 21
+    reply = home.say("turn the heating off everywhere")
+    assert home.state("climate.living_room_radiator") == "off", reply.text
+    assert home.state("climate.bedroom_radiator") == "off"
+    assert "heatings" not in reply.text
+
+
+def test_the_robot_cleans_another_room_and_a_scene_said_as_the_time(home: Home) -> None:
+    """ "hoover the kitchen" said there was no vacuum in the kitchen (the one robot is kept
+    in the hallway); "it's movie night" was chat."""
+    reply = home.say("hoover the kitchen")
+    assert home.state("vacuum.hallway_robot") == "cleaning", reply.text
+    home.say("it's movie night")
+    assert home.state("scene.movie_night") != "unknown"

@@ -211,7 +211,15 @@ def in_room_names(device: DeviceSpec) -> tuple[str, ...]:
     return tuple(n for n in (rest, unplugged(rest)) if n)
 
 
+# Words said of many that are no noun with a plural: the things they stand for.
+_MASS = {"heating": "thermostats", "heat": "thermostats", "water": "water valves",
+         "gas": "gas valves", "music": "players", "sound": "players"}
+
+
 def plural_of(words: str) -> str:
+    """ "blind" -> "blinds"; "heating" -> "thermostats" ("All 5 heatings are off")."""
+    if words in _MASS:
+        return _MASS[words]
     return words + ("es" if words.endswith(("s", "sh", "ch", "x")) else "s")
 
 

@@ -203,7 +203,12 @@ def _one_of(
     if found and not any(effective_op(d, op) for d in found):
         return _able(op, (found[0],), word)  # none of them can: say so, don't ask which
     if room:
+        roaming = [d for d in found if d.type == "vacuum"]
         found = [d for d in found if d.room == room]
+        if not found and op == "start" and len(roaming) == 1:
+            # "hoover the kitchen" with the one robot docked in the hallway: it goes
+            # (a robot cleans more rooms than the one it is kept in)
+            found = roaming
         if not found:
             return Resolution(refusal=f"There's no {word} in the {room}.")
     elif len(found) > 1:
