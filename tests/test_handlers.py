@@ -359,6 +359,31 @@ def test_a_fact_without_a_key_is_kept_as_a_note(settings, clock) -> None:
 
 
 # notes and recall ----------------------------------------------------------------
+def test_a_value_kept_under_its_key_is_said_back_as_that(settings, clock) -> None:
+    """ "what's my name" after "call me sam" read the row back ("You logged at 14:00
+    today: call me sam."); the value is said as the answer, the newest when said again."""
+    script = {**SCRIPT, "call me sam": Route(Intent.FACT),
+              "my locker code is 4512": Route(Intent.FACT),
+              "actually my locker code is 4513": Route(Intent.FACT),
+              "what's my name": Route(Intent.QUERY), "what's my locker code": Route(Intent.QUERY),
+              "what's my shoe size": Route(Intent.QUERY)}
+    assistant = make_assistant(settings, clock=clock, llm=ScriptedLlm(script))
+    say(assistant, "call me sam")
+    assert say(assistant, "what's my name").text == "Your name is Sam."
+    say(assistant, "my locker code is 4512")
+    clock.at += timedelta(minutes=1)
+    say(assistant, "actually my locker code is 4513")
+    assert say(assistant, "what's my locker code").text == "Your locker code is 4513."
+    assert say(assistant, "what's my shoe size").text == (
+        "I don't know: I have nothing stored about that.")
+
+
+def test_are_you_still_there_is_answered(settings, clock) -> None:
+    script = {**SCRIPT, "are you still there": Route(Intent.SYSTEM)}
+    assistant = make_assistant(settings, clock=clock, llm=ScriptedLlm(script))
+    assert say(assistant, "are you still there").text == "Yes, I'm here."
+
+
 def test_a_note_asked_for_before_or_after_its_words_keeps_the_words(settings, clock) -> None:
     """ "pin this in my notes the garage opens at half seven" was a reminder at 07:30 "to
     pin this in your notes ..."; "... write it down" after the words was a question."""

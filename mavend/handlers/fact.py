@@ -36,6 +36,11 @@ _WHEN_LAST = re.compile(
 )
 _HOW_MUCH = re.compile(r"^how (?P<how>much|many|long|often) (?P<what>.+)$")
 _DID_I = re.compile(r"^(?:did|have) (?:i|we) (?:already )?(?P<what>.+)$")
+# "what's my name", "what is my car registration": a value kept under that key
+_WHAT_IS_MY = re.compile(
+    r"^(?:what(?:'s| is| are)|whats|tell me) (?:my|our) (?P<key>[a-z' ]{2,40})$"
+    r"|^(?P<name>what do you call me|do you know my name|what am i called|who am i)$"
+)
 _PERIODS = ("today", "yesterday", "this week", "last week", "this month")
 
 
@@ -153,6 +158,8 @@ class FactQueries:
 
     def answer(self, question: str) -> Reply | None:
         said = normalize(question).replace("?", "")
+        if (match := _WHAT_IS_MY.match(said)) and (kept := self._value_of(match)) is not None:
+            return kept
         if match := _WHEN_LAST.match(said):
             return self._when_last(match["what"])
         if match := _HOW_MUCH.match(said):
@@ -160,6 +167,21 @@ class FactQueries:
         if match := _DID_I.match(said):
             return self._did_i(match["what"])
         return None
+
+    def _value_of(self, match: re.Match[str]) -> Reply | None:
+        """ "what's my name" with "call me sam" logged: "Your name is Sam." (it read the
+        row back as "You logged at 00:33 today: call me sam.")."""
+        key = "name" if match["name"] else match["key"].strip()
+        rows = self.ctx.facts.between(key.replace(" ", "_"), None, None, newest_first=True,
+                                      speakers=self.ctx.readable())
+        if not rows and " " in key:
+            rows = self.ctx.facts.between(key, None, None, newest_first=True,
+                                          speakers=self.ctx.readable())
+        if not rows:
+            return None
+        value = rows[0].value.title() if key == "name" else rows[0].value
+        verb = "are" if key.endswith("s") and not key.endswith("ss") else "is"
+        return Reply(f"Your {key} {verb} {value}.", data={"fact_id": rows[0].id})
 
     def _when_last(self, what: str) -> Reply | None:
         fact = self._best_fact(_strip_period(what))

@@ -91,6 +91,8 @@ _SOCIAL: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"good evening", "Good evening."),
         (r"hello|hi|hey|hiya|hi there|hello there", "Hello."),
         (r"bye|goodbye|bye bye|see you|see you later|see ya", "Bye."),
+        (r"are you (?:still )?(?:there|here|listening|awake|with me)|can you hear me"
+         r"|(?:you|u) (?:still )?there", "Yes, I'm here."),
         # "how are you": the model said "I'm Jarvis, running on this computer."
         (r"(?:(?:hi|hello|hey|hiya|good morning|good afternoon|good evening)(?: there)?"
          r"(?: \{name\})?\s+)?(?:(?:so|and|um|uh)\s+)?(?:how are you|how r u|how are ya"

@@ -30,6 +30,14 @@ _HEARD = re.compile(
     r"|did you hear (?:what i said|me))\b"
 )
 
+# "are you still there", "can you hear me": said to check it is listening (it said "I
+# don't know that command" and read the whole help out)
+_STILL_THERE = re.compile(
+    r"^(?:(?:hello|hey|hi|um|uh|so)\s+)*(?:are you (?:still )?(?:there|here|listening|awake"
+    r"|with me|on)|(?:you|u) (?:still )?there|can you (?:still )?hear me|is (?:this|it) "
+    r"(?:thing )?(?:on|working))(?:\s+(?:mate|then|now))?\??$"
+)
+
 
 class SystemHandler:
     def __init__(self, ctx: HandlerContext, acts: ActHandler):
@@ -71,6 +79,8 @@ class SystemHandler:
             return self.acts.handle(decision, context)
         if _HEARD.search(normalize(decision.utterance)):
             return self.heard()
+        if _STILL_THERE.match(normalize(decision.utterance)):
+            return Reply("Yes, I'm here.", data={"listening": True})
         return Reply(f"I don't know that command. {self.help().text}", Outcome.ASKED,
                      spoken="I don't know that command. Say help to hear what I can do.")
 
