@@ -34,7 +34,8 @@ Rules worth knowing (all are general, none is tied to a phrase):
   ("friday at 5") there is no "nearest", so waking hours decide: 1-6 read as
   pm, 7-11 as am. "12" is noon (midnight is said as such). A part of the day
   decides first ("5 in the morning", "tonight at 11", "tonight at 2" = the
-  small hours), and an alarm or wake-up call makes a bare hour a morning.
+  small hours), an alarm or wake-up call makes a bare hour a morning, and dinner,
+  drinks, the pub, the cinema or the theatre an evening ("dinner on friday at 8").
   24-hour spellings ("07:00", "19:45", "7h01") are taken as they are.
 - Clock times are also said as number pairs ("seven thirty", "ten oh five",
   "at 6 45 pm"; a written pair needs "at", am/pm, an alarm or a day before it),
