@@ -21,7 +21,7 @@ from mavend.handlers.common import (
     content_stems,
     stem,
 )
-from mavend.language.nouns import plural
+from mavend.language.nouns import be, plural
 from mavend.language.timeparse import find_time, resolve_time
 from mavend.replies import Change
 from mavend.router.decision import Decision
@@ -180,8 +180,7 @@ class FactQueries:
         if not rows:
             return None
         value = rows[0].value.title() if key == "name" else rows[0].value
-        verb = "are" if key.endswith("s") and not key.endswith("ss") else "is"
-        return Reply(f"Your {key} {verb} {value}.", data={"fact_id": rows[0].id})
+        return Reply(f"Your {key} {be(key)} {value}.", data={"fact_id": rows[0].id})
 
     def _when_last(self, what: str) -> Reply | None:
         fact = self._best_fact(_strip_period(what))

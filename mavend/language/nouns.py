@@ -22,3 +22,11 @@ def plural(noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "o", "u"):
         return noun[:-1] + "ies"
     return noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+
+
+def be(thing: str) -> str:
+    """ "eggs are", "milk is", "my car keys are": the last word says (an "s" that
+    singular() takes off; "glass" and "hummus" stay one)."""
+    words = thing.split()
+    last = words[-1] if words else thing
+    return "are" if singular(last) != last else "is"

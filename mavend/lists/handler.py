@@ -15,7 +15,7 @@ from mavend.config import DeviceSpec
 from mavend.handlers.common import HandlerContext, Outcome, Reply, TurnContext, human_list
 from mavend.handlers.confirm import Confirmations
 from mavend.home.todo import HomeList
-from mavend.language.nouns import singular
+from mavend.language.nouns import be
 from mavend.lists.book import ListBook, ListInputError, ListItem, ListLimitError
 from mavend.lists.items import clean_text, core_of, make_item, make_key
 from mavend.lists.match import by_place, find
@@ -225,14 +225,14 @@ class ListHandler:
             found = find(items, key, core_of(key))
             hit = found.one or (found.candidates[0] if found.candidates else None)
             if hit is None:
-                sentences.append(f"No, {thing} {_is(thing)}n't on your {spoken}.")
+                sentences.append(f"No, {thing} {be(thing)}n't on your {spoken}.")
             elif found.ambiguous:
                 options = human_list([c.text for c in found.candidates])
                 sentences.append(f"Your {spoken} has {options}.")
                 ids.extend(c.id for c in found.candidates)
             else:
                 state = ", ticked off" if hit.done else ""
-                sentences.append(f"Yes, {hit.text} {_is(hit.text)} on your {spoken}{state}.")
+                sentences.append(f"Yes, {hit.text} {be(hit.text)} on your {spoken}{state}.")
                 ids.append(hit.id)
         return Reply(" ".join(sentences), data={"list": name, "ids": ids})
 
@@ -418,10 +418,3 @@ def _list_changes(action: str, name: str, spoken: str, done: list[ListItem]) -> 
     if action == "tick":
         return (Change("list.tick", f"ticked {texts} off your {spoken}", ref),)
     return (Change("list.untick", f"put {texts} back on your {spoken}", ref),)
-
-
-def _is(thing: str) -> str:
-    """ "eggs are", "milk is", "the kids' shoes are": the last word says (an "s" that
-    singular() would take off; "glass" and "hummus" stay one)."""
-    last = thing.split()[-1] if thing.split() else thing
-    return "are" if singular(last) != last else "is"

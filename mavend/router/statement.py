@@ -122,7 +122,7 @@ _DONE = re.compile(
     r"|preferred|expected|feared|worried|wished|pressed|started|stopped|turned|switched)\b)"
     r"(?:(?![a-z]*eed\b)[a-z]+ed|took|ate|drank|had|gave|fed|did|made|ran|swam|rode|bought|paid|got|went"
     r"|put|set|cut|swept|hung|threw|wrote|read|sent|spent|lost|found|broke|sold|left|kept"
-    r"|taken|eaten|drunk|given|done|made|written|thrown)\s+\S"
+    r"|taken|eaten|drunk|given|done|written|thrown)\s+\S"
 )
 _FEELS = re.compile(
     rf"^{_FILLER}(?:i'm|i am|im)\s+(?:really\s+|so\s+|totally\s+)?(?:(?:crazy|mad|nuts"
